@@ -1,0 +1,1 @@
+"""The bot: transport, commands, rendering, persistence, scheduler and CLI around the engine."""

@@ -1,0 +1,719 @@
+"""handle(state, command, now) -> (state, events) | Rejection. Pure: no clock, no I/O.
+
+The state given is never changed: the engine works on a deep copy and throws it away when a
+command is refused, so a refused command changes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from engine import rng
+from engine.commands import (
+    Act,
+    Command,
+    Handover,
+    JudgeCard,
+    JudgeProxy,
+    JudgeSetTime,
+    JudgeWaiver,
+    LastWords,
+    Surrender,
+    Tick,
+    Vote,
+)
+from engine.events import Audience, Event, Rejection
+from engine.model import Deadline, GameState, Night, Schedule, Seat, Slot, Submission, VotePost
+from engine.options import validate_options
+from engine.ruleset import Ruleset, get_ruleset
+from engine.votes import ABSTAIN, Tally, tally
+
+_COMMAND = TypeAdapter(Command)
+
+MORNING = time(8, 0)
+
+
+class Reject(Exception):
+    def __init__(self, code: str, **data: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.data = data
+
+
+class GameOver(Exception):
+    """Raised when a winner is declared: it stops all resolution at once (G-END-4)."""
+
+
+class Ctx:
+    """The working copy of one command's processing, with the shared mechanisms."""
+
+    def __init__(self, state: GameState, now: datetime, ruleset: Ruleset) -> None:
+        self.state = state
+        self.now = now
+        self.rs = ruleset
+        self.events: list[Event] = []
+
+    # basics ------------------------------------------------------------
+    def opt(self, key: str) -> Any:
+        return self.state.options[key]
+
+    def reject(self, code: str, **data: Any) -> None:
+        raise Reject(code, **data)
+
+    def emit(self, type_: str, audience: Audience, **data: Any) -> None:
+        self.events.append(Event(type=type_, at=self.now, phase=self.state.phase,
+                                 audience=audience, data=data))
+
+    def tell(self, seats: list[int] | tuple[int, ...] | int, type_: str, **data: Any) -> None:
+        """Private message(s); dead seats get it in the log only (G-RES-4)."""
+        if isinstance(seats, int):
+            seats = [seats]
+        living = [s for s in seats if self.state.seat(s).alive]
+        self.emit(type_, Audience.to(*living), **data)
+
+    def tell_group(self, name: str, type_: str, **data: Any) -> None:
+        members = [s for s in self.state.groups.get(name, []) if self.state.seat(s).alive]
+        self.emit(type_, Audience(seats=tuple(members), group=name), **data)
+
+    def announce(self, type_: str, **data: Any) -> None:
+        self.emit(type_, Audience.everyone(), **data)
+
+    def note(self, type_: str, **data: Any) -> None:
+        """For the judge and the log only."""
+        self.emit(type_, Audience.judge(), **data)
+
+    def news(self, key: str, item: Any) -> None:
+        self.state.news.setdefault(key, []).append(item)
+
+    # randomness ----------------------------------------------------------
+    def rand_choice(self, items: list[Any], purpose: str) -> Any:
+        counter = self.state.rng_counter
+        self.state.rng_counter += 1
+        picked = rng.choice(self.state.seed, counter, items)
+        self.note("RandomChoice", purpose=purpose, counter=counter, options=list(items),
+                  picked=picked)
+        return picked
+
+    # seats -------------------------------------------------------------
+    def seat(self, n: int) -> Seat:
+        if not 1 <= n <= len(self.state.seats):
+            self.reject("no_such_seat", seat=n)
+        return self.state.seat(n)
+
+    def living_target(self, n: int | None, *, allow_none: bool = False) -> int | None:
+        if n is None:
+            if not allow_none:
+                self.reject("target_required")
+            return None
+        if not self.seat(n).alive:
+            self.reject("target_out", target=n)
+        return n
+
+    # deadlines ---------------------------------------------------------
+    def due(self, anchor: str, day: int, offset_min: int, at: datetime | None = None) -> datetime:
+        sch = self.state.schedule
+        if anchor == "open":
+            base = sch.open_at(day)
+        elif anchor == "close":
+            base = sch.close_at(day)
+        elif anchor == "morning":
+            base = datetime.combine(sch.close_at(day).date() + timedelta(days=1), MORNING)
+        else:
+            assert at is not None
+            base = at
+        return base + timedelta(minutes=offset_min)
+
+    def add_deadline(self, kind: str, day: int, anchor: str, offset_min: int = 0,
+                     seats: list[int] | None = None, key: str = "",
+                     at: datetime | None = None) -> Deadline:
+        ident = f"{kind}:{key or day}"
+        if anchor == "at":
+            at = at or self.now
+        dl = Deadline(id=ident, kind=kind, day=day, seats=list(seats or []), anchor=anchor,
+                      offset_min=offset_min, due=self.due(anchor, day, offset_min, at))
+        if anchor == "at":
+            dl = dl.model_copy(update={"offset_min": 0})
+        self.remove_deadline(ident)
+        self.state.deadlines.append(dl)
+        return dl
+
+    def remove_deadline(self, ident: str) -> None:
+        self.state.deadlines = [d for d in self.state.deadlines if d.id != ident]
+
+    def retime_deadlines(self) -> None:
+        for i, dl in enumerate(self.state.deadlines):
+            if dl.anchor != "at":
+                self.state.deadlines[i] = dl.model_copy(
+                    update={"due": self.due(dl.anchor, dl.day, dl.offset_min)})
+
+    # night slots ---------------------------------------------------------
+    def add_slot(self, key: str, seats: list[int], anchor: str, offset_min: int,
+                 yellow: bool) -> Slot:
+        night = self.state.night
+        assert night is not None
+        dl = self.add_deadline("night", night.day, anchor, offset_min, seats,
+                               key=f"{night.day}:{key}")
+        slot = Slot(key=key, seats=seats, deadline_id=dl.id, yellow=yellow)
+        night.slots[key] = slot
+        return slot
+
+    def submit(self, slot: Slot, cmd: Act, targets: list[int | None]) -> None:
+        if slot.final:
+            self.reject("action_final")
+        if slot.sub is not None and not self.opt("night.allow_resubmit"):
+            self.reject("no_resubmit")
+        slot.sub = Submission(skill=cmd.skill, targets=targets, options=dict(cmd.options),
+                              by=cmd.seat, at=self.now)
+        if slot.prompted:
+            slot.answered_after_prompt = True
+
+    # cards -------------------------------------------------------------
+    def yellow(self, n: int, reason: str) -> None:
+        st = self.state.seat(n)
+        st.yellow += 1
+        self.tell(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
+        self.announce("YellowCardPublic", seat=n, count=st.yellow)
+        self.news("cards", {"seat": n, "color": "yellow"})
+        limit = self.opt("cards.yellow_to_red")
+        if limit and st.yellow >= limit and not st.red:
+            self.red(n, "yellow_limit")
+
+    def red(self, n: int, reason: str) -> None:
+        st = self.state.seat(n)
+        st.red = True
+        self.announce("RedCard", seat=n, reason=reason)
+        self.news("cards", {"seat": n, "color": "red"})
+        if st.alive:
+            self.put_out(n, "red-card")
+
+    def missed(self, n: int, duty: str, card: bool) -> None:
+        """A required actor missed a deadline: a yellow card unless contact or notice waives it."""
+        st = self.state.seat(n)
+        self.tell(n, "DeadlineMissed", duty=duty)
+        if not card:
+            return
+        if st.contact or st.notice:
+            waiver = "contact" if st.contact else "notice"
+            if st.contact:
+                st.contact = False
+            else:
+                st.notice = False
+            self.note("CardWaived", seat=n, duty=duty, waiver=waiver)
+            return
+        self.yellow(n, duty)
+
+    # going out ---------------------------------------------------------
+    def put_out(self, n: int, cause: str) -> list[int]:
+        """One atomic change: n goes out, with the lover partner (C-LOVER-3); then CHECK."""
+        state = self.state
+        st = state.seat(n)
+        if not st.alive:
+            return []
+        batch = [n]
+        self._mark_out(st, cause)
+        partner = state.seat(st.lover_of) if st.lover_of else None
+        if partner and partner.alive and (
+                cause != "red-card" or self.opt("cards.red_lover_partner_dies")):
+            if not self.opt("check.bundle_lovers"):
+                self.check("atomic")
+            self._mark_out(partner, "lovers")
+            batch.append(partner.seat)
+        self.check("atomic")
+        for out in batch:
+            self._after_out(state.seat(out))
+        self.rs.after_out(self, batch)
+        return batch
+
+    def _mark_out(self, st: Seat, cause: str) -> None:
+        st.alive = False
+        st.out_cause = cause
+        st.out_phase = self.state.phase
+        self.note("SeatOut", seat=st.seat, cause=cause)
+        self.emit("YouAreOut", Audience.to(st.seat), seat=st.seat)
+        self.news("outs", st.seat)
+
+    def _after_out(self, st: Seat) -> None:
+        state = self.state
+        day = max(state.day, 1)
+        if state.sheriff == st.seat:
+            state.sheriff = None
+            if st.out_cause == "red-card":
+                self.red_card_successor()
+            else:
+                state.handover_due = st.seat
+                if state.phase.startswith("D"):
+                    self.add_deadline("handover", day, "close", 30, [st.seat], key=str(day))
+                elif self.opt_handover_night() == "close_plus_30":
+                    self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
+                else:
+                    self.add_deadline("handover", day + 1, "open", 0, [st.seat], key=str(day))
+                self.tell(st.seat, "HandoverDue")
+        if self._lastwords_right(st):
+            state.lastwords_due.append(st.seat)
+            dl = state.deadline(f"lastwords:{day}")
+            seats = sorted({*(dl.seats if dl else []), st.seat})
+            self.add_deadline("lastwords", day + 1, "open", 0, seats, key=str(day))
+            self.tell(st.seat, "LastWordsDue")
+
+    def opt_handover_night(self) -> str:
+        return self.state.options.get("classic.sheriff_night_handover_deadline",
+                                      "before_next_open")
+
+    def _lastwords_right(self, st: Seat) -> bool:
+        rule = self.opt("lastwords.eligible")
+        if rule == "all":
+            return True
+        if st.out_cause == "red-card":
+            return False
+        if rule == "first_night_and_exiles":
+            return st.out_cause == "vote" or st.out_phase == "N1"
+        return True
+
+    def red_card_successor(self) -> None:
+        policy = self.state.options.get("classic.red_card_sheriff_successor", "random")
+        living = [s.seat for s in self.state.living()]
+        if policy == "random" and living:
+            self.set_sheriff(self.rand_choice(living, "sheriff_successor"), "random")
+
+    def set_sheriff(self, n: int, how: str) -> None:
+        self.state.sheriff = n
+        self.state.handover_due = None
+        self.tell(n, "YouAreSheriff", seat=n)
+        self.announce("SheriffChanged", seat=n, how=how)
+
+    # CHECK (RULES.md §1.5) ------------------------------------------------
+    _LEVELS = {"atomic_event": {"atomic", "step", "phase"}, "per_step": {"step", "phase"},
+               "per_phase": {"phase"}}
+
+    def check(self, level: str) -> None:
+        if level not in self._LEVELS[self.opt("check.granularity")]:
+            return
+        state = self.state
+        if state.winner:
+            raise GameOver
+        lost_before = list(state.camps_lost)
+        unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
+        if not self.opt("check.lose_first"):
+            for camp in unlost:
+                if self.rs.camp_wins(self, camp):
+                    self.declare(camp)
+        newly = [c for c in unlost
+                 if c in state.camps_surrendered or self.rs.camp_lost(self, c)]
+        for camp in newly:
+            state.camps_lost.append(camp)
+            self.note("CampLost", camp=camp)
+        for camp in newly:
+            self.rs.on_camp_lost(self, camp)
+        unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
+        if len(unlost) == 1:
+            self.declare(unlost[0])
+        if not unlost:
+            policy = self.opt("check.no_unlost_camp")
+            if policy == "judge_ruling":
+                state.halted = True
+                state.deadlines = []
+                self.note("JudgeRulingNeeded", camps=newly)
+                raise GameOver
+            if policy == "last_event_reverted":
+                state.camps_lost = lost_before
+                self.note("LossReverted", camps=newly)
+                return
+            self.declare(policy)
+        for camp in unlost:
+            if self.rs.camp_wins(self, camp):
+                self.declare(camp)
+
+    def declare(self, camp: str) -> None:
+        state = self.state
+        state.winner = camp
+        state.phase = "END"
+        state.deadlines = []
+        roles = {s.seat: s.role for s in state.seats}
+        self.announce("GameOver", winner=camp, roles=roles, seed=state.seed,
+                      members=[s.seat for s in state.seats if s.camp == camp])
+        raise GameOver
+
+    # votes -------------------------------------------------------------
+    def first_to_reach(self, t: Tally) -> int | None:
+        if not t.tied:
+            return None
+        if len(t.tied) == 1:
+            return t.tied[0]
+        earliest = min(t.reached[c] for c in t.tied)
+        firsts = [c for c in t.tied if t.reached[c] == earliest]
+        if len(firsts) == 1:
+            return firsts[0]
+        return self.rand_choice(firsts, "tie")
+
+
+# ---------------------------------------------------------------------------
+# game creation
+
+
+def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
+             roles: list[str] | None = None, players: int | None = None,
+             options: dict[str, Any] | None = None, open_time: time = time(9, 0),
+             close_time: time = time(21, 0), now: datetime | None = None,
+             ) -> tuple[GameState, list[Event]]:
+    """Create and start a game: deal (or take) roles, run setup, schedule day 1."""
+    rs = get_ruleset(ruleset)
+    opts = validate_options(rs.option_spec, options, rs.camps)
+    counter = 0
+    if roles is None:
+        if players is None:
+            raise ValueError("give the roles or the number of players")
+        preset = rs.preset(players, opts)
+        roles = rng.shuffled(seed, 0, preset)
+        counter = len(preset) - 1
+    unknown = [r for r in roles if r not in rs.roles]
+    if unknown:
+        raise ValueError(f"unknown role(s) for {ruleset}: {', '.join(unknown)}; "
+                         f"known: {', '.join(rs.roles)}")
+    if open_time >= close_time:
+        raise ValueError("the day must open before it closes")
+    state = GameState(
+        game_id=game_id, ruleset=ruleset, options=opts, seed=seed, rng_counter=counter,
+        seats=[Seat(seat=i + 1, role=r, camp="") for i, r in enumerate(roles)],
+        schedule=Schedule(start=start, open=open_time, close=close_time))
+    ctx = Ctx(state, now or datetime.combine(start, time(0, 0)), rs)
+    ctx.announce("GameCreated", players=len(roles), ruleset=ruleset,
+                 commitment=rng.commitment(seed, roles))
+    for st in state.seats:
+        ctx.tell(st.seat, "RoleDealt", seat=st.seat, role=st.role)
+    rs.setup(ctx)
+    ctx.add_deadline("day_open", 1, "open")
+    return state, ctx.events
+
+
+# ---------------------------------------------------------------------------
+# handle
+
+
+def handle(state: GameState, command: Command | dict, now: datetime
+           ) -> tuple[GameState, list[Event]] | Rejection:
+    if isinstance(command, dict):
+        command = _COMMAND.validate_python(command)
+    rs = get_ruleset(state.ruleset)
+    if isinstance(command, Tick):
+        dl = state.deadline(command.deadline_id)
+        if dl is None or dl.due > now or state.winner or state.halted:
+            return state, []  # stale tick
+    elif state.winner or state.halted:
+        return Rejection(code="game_over")
+    work = state.model_copy(deep=True)
+    ctx = Ctx(work, now, rs)
+    try:
+        _dispatch(ctx, command)
+        _maybe_resolve(ctx)
+    except Reject as r:
+        return Rejection(code=r.code, data=r.data)
+    except GameOver:
+        pass
+    work.version += 1
+    return work, ctx.events
+
+
+def _dispatch(ctx: Ctx, cmd: Command) -> None:
+    if isinstance(cmd, Tick):
+        _fire(ctx, cmd.deadline_id)
+    elif isinstance(cmd, Act):
+        _act(ctx, cmd)
+    elif isinstance(cmd, Vote):
+        _vote(ctx, cmd.seat, cmd.mode, cmd.target, by_judge=False)
+    elif isinstance(cmd, JudgeProxy):
+        _proxy(ctx, cmd)
+    elif isinstance(cmd, Handover):
+        _handover(ctx, cmd)
+    elif isinstance(cmd, LastWords):
+        _lastwords(ctx, cmd)
+    elif isinstance(cmd, Surrender):
+        _surrender(ctx, cmd)
+    elif isinstance(cmd, JudgeCard):
+        _card(ctx, cmd)
+    elif isinstance(cmd, JudgeWaiver):
+        st = ctx.seat(cmd.seat)
+        setattr(st, cmd.waiver, True)
+        ctx.note("WaiverRecorded", seat=cmd.seat, waiver=cmd.waiver)
+    elif isinstance(cmd, JudgeSetTime):
+        _set_time(ctx, cmd)
+
+
+# deadlines and phases --------------------------------------------------------
+
+
+def _fire(ctx: Ctx, ident: str) -> None:
+    state = ctx.state
+    dl = state.deadline(ident)
+    assert dl is not None
+    ctx.remove_deadline(ident)
+    if dl.kind == "setup":
+        ctx.rs.setup_deadline(ctx, dl)
+    elif dl.kind == "night":
+        night = state.night
+        if night is None or night.resolved:
+            return
+        slot = next((s for s in night.slots.values() if s.deadline_id == ident), None)
+        if slot is not None:
+            slot.expired = True
+            ctx.rs.slot_expired(ctx, slot)
+        if not any(d.kind == "night" for d in state.deadlines):
+            _resolve(ctx)
+    elif dl.kind == "handover":
+        _handover_missed(ctx)
+    elif dl.kind == "lastwords":
+        for n in dl.seats:
+            if n in state.lastwords_due:
+                state.lastwords_due.remove(n)
+                ctx.tell(n, "LastWordsWaived")
+                if ctx.opt("lastwords.yellow_on_missing"):
+                    ctx.missed(n, "lastwords", True)
+    elif dl.kind == "day_close":
+        _close_day(ctx, dl.day)
+    elif dl.kind == "day_open":
+        _open_day(ctx, dl.day)
+    else:
+        ctx.rs.deadline(ctx, dl)
+
+
+def _maybe_resolve(ctx: Ctx) -> None:
+    night = ctx.state.night
+    if (night and not night.resolved and ctx.state.phase.startswith("N")
+            and ctx.opt("night.resolve_early") and ctx.rs.ready(ctx)):
+        _resolve(ctx)
+
+
+def _resolve(ctx: Ctx) -> None:
+    night = ctx.state.night
+    assert night is not None
+    night.resolved = True
+    ctx.state.deadlines = [d for d in ctx.state.deadlines if d.kind != "night"]
+    ctx.note("NightResolving", day=night.day)
+    ctx.rs.resolve_night(ctx)
+    ctx.check("phase")
+
+
+def _open_day(ctx: Ctx, day: int) -> None:
+    state = ctx.state
+    if state.night is not None and not state.night.resolved:
+        _resolve(ctx)
+    state.phase = f"D{day}"
+    state.day = day
+    state.votes = {}
+    news, state.news = state.news, {}
+    reveal = ctx.opt("public.reveal_roles_on_out") is True
+    outs = news.get("outs", [])
+    ctx.announce("DayOpened", day=day, outs=outs, cards=news.get("cards", []),
+                 roles={n: state.seat(n).role for n in outs} if reveal else {},
+                 alive=[s.seat for s in state.living()])
+    ctx.add_deadline("day_close", day, "close")
+
+
+def _close_day(ctx: Ctx, day: int) -> None:
+    state = ctx.state
+    voters = {s.seat for s in state.living()}
+    sheriff = state.sheriff if state.sheriff in voters else None
+    weights = {sheriff: 2} if sheriff else {}
+    abstain_key = ctx.opt("votes.abstain_as_candidate")
+    t = tally(state.votes, voters, weights, voters, abstain_as_candidate=abstain_key,
+              tiebreak=state.options.get("classic.sheriff_tiebreak", "first_to_reach_held"))
+    non_voters = sorted(n for n in voters if not state.votes.get(n))
+    void_voters = sorted(n for n in voters if state.votes.get(n) and state.votes[n][-1].void)
+    exiles = ctx.rs.exiles_on(ctx, day)
+    ctx.announce("VoteResult", day=day, counts={c: n for c, n in t.counts.items()},
+                 effective=t.effective, kind="exile" if exiles else "sheriff")
+    if exiles:
+        target = ctx.rs.pick_exile(ctx, t)
+        if target == ABSTAIN:
+            target = None
+        ctx.announce("Exiled", day=day, seat=target)
+        if target is not None:
+            ctx.put_out(target, "vote")
+    else:
+        elected = ctx.rs.pick_sheriff(ctx, t) if t.top else None
+        if elected == ABSTAIN:
+            elected = None
+        if elected is None:
+            ctx.announce("NoSheriff", day=day)
+        else:
+            ctx.set_sheriff(elected, "elected")
+    # P-CARD-3: the cards for not voting come after the exile and its consequences.
+    for n in non_voters:
+        st = state.seat(n)
+        if st.red:
+            continue
+        if ctx.opt("votes.notice_waives_yellow") and st.notice:
+            st.notice = False
+            ctx.note("CardWaived", seat=n, duty="vote", waiver="notice")
+            continue
+        ctx.yellow(n, "vote")
+    if ctx.opt("votes.void_vote_yellow"):
+        for n in void_voters:
+            if not state.seat(n).red:
+                ctx.yellow(n, "void_vote")
+    ctx.check("phase")
+    _start_night(ctx, day)
+
+
+def _start_night(ctx: Ctx, day: int) -> None:
+    state = ctx.state
+    state.phase = f"N{day}"
+    state.night = Night(day=day)
+    ctx.announce("NightStarted", day=day)
+    ctx.add_deadline("day_open", day + 1, "open")
+    ctx.rs.open_night(ctx)
+    _maybe_resolve(ctx)
+    if not state.night.slots and not state.night.resolved:
+        _resolve(ctx)
+
+
+def _set_time(ctx: Ctx, cmd: JudgeSetTime) -> None:
+    state = ctx.state
+    if cmd.at <= ctx.now:
+        ctx.reject("time_in_past")
+    if cmd.which == "close":
+        if not state.phase.startswith("D"):
+            ctx.reject("no_open_day")
+        if cmd.at <= state.schedule.open_at(state.day):
+            ctx.reject("close_before_open")
+        state.schedule.closes[state.day] = cmd.at
+        day = state.day
+    else:
+        day = state.day + 1
+        if state.phase.startswith("D") and cmd.at <= state.schedule.close_at(state.day):
+            ctx.reject("open_before_close")
+        if day >= 2 and state.phase.startswith("N") and cmd.at <= state.schedule.close_at(
+                state.day):
+            ctx.reject("open_before_close")
+        state.schedule.opens[day] = cmd.at
+    ctx.retime_deadlines()
+    ctx.announce("TimeChanged", which=cmd.which, day=day, at=cmd.at.isoformat(sep=" "))
+
+
+# player commands ---------------------------------------------------------------
+
+
+def _living_player(ctx: Ctx, n: int) -> Seat:
+    st = ctx.seat(n)
+    if not st.alive:
+        ctx.reject("you_are_out")
+    return st
+
+
+def _act(ctx: Ctx, cmd: Act) -> None:
+    ctx.seat(cmd.seat)
+    ctx.rs.act(ctx, cmd)
+
+
+def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> None:
+    state = ctx.state
+    if not state.phase.startswith("D"):
+        ctx.reject("no_vote_now")
+    _living_player(ctx, n)
+    posts = state.votes.setdefault(n, [])
+    close = state.schedule.close_at(state.day)
+    if mode != "void" and target is not None:
+        ctx.living_target(target)
+        if target == n and not ctx.opt("votes.self_vote"):
+            ctx.reject("no_self_vote")
+    if mode == "vote":
+        if posts:
+            ctx.reject("already_voted")
+        posts.append(VotePost(at=ctx.now, target=target, by_judge=by_judge))
+    elif mode == "void":
+        if posts:
+            ctx.reject("already_voted")
+        posts.append(VotePost(at=ctx.now, void=True))
+    elif mode == "change":
+        if not posts:
+            ctx.reject("no_vote_to_change")
+        if any(p.change for p in posts):
+            ctx.reject("change_used")
+        if ctx.now > close - timedelta(minutes=60):
+            ctx.reject("change_last_hour")
+        posts.append(VotePost(at=ctx.now, target=target, change=True, by_judge=by_judge))
+    elif mode == "correct":
+        if not posts:
+            ctx.reject("no_vote_to_correct")
+        posts[-1] = posts[-1].model_copy(update={"target": target, "void": False})
+    ctx.announce("VotePosted", voter=n, target=target, mode=mode, by_judge=by_judge)
+
+
+def _proxy(ctx: Ctx, cmd: JudgeProxy) -> None:
+    state = ctx.state
+    if not state.phase.startswith("D"):
+        ctx.reject("no_vote_now")
+    if ctx.now > state.schedule.close_at(state.day) - timedelta(minutes=30):
+        ctx.reject("proxy_too_late")
+    mode = "change" if state.votes.get(cmd.seat) else "vote"
+    _vote(ctx, cmd.seat, mode, cmd.target, by_judge=True)
+
+
+def _handover(ctx: Ctx, cmd: Handover) -> None:
+    state = ctx.state
+    if state.handover_due != cmd.seat:
+        ctx.reject("no_handover_due")
+    target = ctx.living_target(cmd.target)
+    assert target is not None
+    ctx.state.deadlines = [d for d in state.deadlines if d.kind != "handover"]
+    ctx.set_sheriff(target, "handover")
+
+
+def _handover_missed(ctx: Ctx) -> None:
+    state = ctx.state
+    old = state.handover_due
+    if old is None:
+        return
+    living = [s.seat for s in state.living()]
+    if living:
+        ctx.set_sheriff(ctx.rand_choice(living, "sheriff_handover"), "random")
+    else:
+        state.handover_due = None
+    ctx.missed(old, "handover", True)
+
+
+def _lastwords(ctx: Ctx, cmd: LastWords) -> None:
+    state = ctx.state
+    if cmd.seat not in state.lastwords_due:
+        ctx.reject("no_lastwords_due")
+    state.lastwords_due.remove(cmd.seat)
+    state.last_words[cmd.seat] = cmd.text
+    ctx.announce("LastWords", seat=cmd.seat, text=cmd.text)
+
+
+def _surrender(ctx: Ctx, cmd: Surrender) -> None:
+    state = ctx.state
+    st = _living_player(ctx, cmd.seat)
+    if not ctx.rs.may_surrender(ctx):
+        ctx.reject("surrender_disabled")
+    camp = st.camp
+    if camp in state.camps_lost:
+        ctx.reject("camp_already_lost")
+    if st.surrendered:
+        ctx.reject("already_surrendered")
+    st.surrendered = True
+    ctx.tell(cmd.seat, "SurrenderRecorded")
+    members = state.members(camp)
+    agreed = sum(1 for s in members if s.surrendered)
+    rule = ctx.opt("surrender.requires")
+    done = (agreed >= 1 if rule == "any_member"
+            else agreed * 2 > len(members) if rule == "majority"
+            else agreed == len(members))
+    if done:
+        state.camps_surrendered.append(camp)
+        ctx.announce("CampSurrendered", camp=camp)
+        ctx.check("atomic")
+
+
+def _card(ctx: Ctx, cmd: JudgeCard) -> None:
+    st = ctx.seat(cmd.seat)
+    if st.red:
+        ctx.reject("already_sent_off")
+    if cmd.color == "yellow":
+        ctx.yellow(cmd.seat, "judge")
+    else:
+        if not st.alive:
+            ctx.reject("target_out", target=cmd.seat)
+        ctx.red(cmd.seat, "judge")

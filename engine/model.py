@@ -1,0 +1,148 @@
+"""The game state. Plain pydantic data; the engine never mutates a state it was given."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+OUT_CAUSES = ("vote", "kill", "poison", "lovers", "red-card", "infect", "overload",
+              "patricide", "format", "firewall", "shredder", "zeroing")
+
+
+class Seat(BaseModel):
+    seat: int
+    role: str  # the dealt role
+    camp: str
+    alive: bool = True
+    out_cause: str | None = None
+    out_phase: str | None = None
+    skills: dict[str, Literal["held", "used", "lost"]] = Field(default_factory=dict)
+    lover_of: int | None = None
+    statuses: dict[str, Any] = Field(default_factory=dict)  # ruleset-owned flags
+    yellow: int = 0
+    red: bool = False
+    notice: bool = False  # prior notice of absence: waives the next missed-deadline card
+    contact: bool = False  # contacted the judge: waives the card of the pending deadline
+    surrendered: bool = False
+
+    def holds(self, skill: str) -> bool:
+        return self.skills.get(skill) == "held"
+
+
+class Schedule(BaseModel):
+    """Day d opens at `open` and closes at `close` on calendar day d (day 1 = `start`)."""
+
+    start: date
+    open: time = time(9, 0)
+    close: time = time(21, 0)
+    opens: dict[int, datetime] = Field(default_factory=dict)  # judge overrides (P-TIME-2)
+    closes: dict[int, datetime] = Field(default_factory=dict)
+
+    def open_at(self, day: int) -> datetime:
+        return self.opens.get(day) or datetime.combine(self.start + timedelta(days=day - 1),
+                                                       self.open)
+
+    def close_at(self, day: int) -> datetime:
+        return self.closes.get(day) or datetime.combine(self.start + timedelta(days=day - 1),
+                                                        self.close)
+
+
+class Deadline(BaseModel):
+    """A moment the engine must act on. `anchor` lets a judge's time change move it."""
+
+    id: str
+    kind: str
+    day: int
+    seats: list[int] = Field(default_factory=list)
+    anchor: Literal["open", "close", "morning", "at"]
+    offset_min: int = 0
+    due: datetime
+
+
+# Same-time deadlines fire in this order (night actions, duties, then the phase change).
+DEADLINE_ORDER = {"setup": 0, "night": 1, "resolve": 2, "handover": 3, "hunter": 3,
+                  "lastwords": 4, "day_close": 5, "day_open": 5}
+
+
+class Submission(BaseModel):
+    skill: str
+    targets: list[int | None] = Field(default_factory=list)
+    options: dict[str, Any] = Field(default_factory=dict)
+    by: int
+    at: datetime
+
+
+class Slot(BaseModel):
+    """One night duty: who owes it, what they sent, whether it is final."""
+
+    key: str
+    seats: list[int]
+    deadline_id: str
+    yellow: bool = False
+    sub: Submission | None = None
+    final: bool = False
+    expired: bool = False
+    prompted: bool = False  # the witch's 通灵 was delivered
+    answered_after_prompt: bool = False
+
+
+class Night(BaseModel):
+    day: int
+    slots: dict[str, Slot] = Field(default_factory=dict)
+    resolved: bool = False
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class VotePost(BaseModel):
+    at: datetime
+    target: int | None = None  # None = abstain
+    void: bool = False
+    change: bool = False
+    by_judge: bool = False
+
+
+class GameState(BaseModel):
+    game_id: str
+    ruleset: str
+    options: dict[str, Any]
+    seats: list[Seat]
+    schedule: Schedule
+    seed: str
+    rng_counter: int = 0
+    phase: str = "SETUP"  # SETUP, D1, N1, D2, … ; END when a winner is declared
+    day: int = 0
+    deadlines: list[Deadline] = Field(default_factory=list)
+    groups: dict[str, list[int]] = Field(default_factory=dict)
+    camps_on_field: list[str] = Field(default_factory=list)
+    camps_lost: list[str] = Field(default_factory=list)
+    camps_surrendered: list[str] = Field(default_factory=list)
+    winner: str | None = None
+    halted: bool = False  # waiting for a judge ruling (AMB-G-03)
+    sheriff: int | None = None
+    night: Night | None = None
+    votes: dict[int, list[VotePost]] = Field(default_factory=dict)
+    handover_due: int | None = None  # the out sheriff who owes a successor
+    lastwords_due: list[int] = Field(default_factory=list)
+    last_words: dict[int, str] = Field(default_factory=dict)
+    news: dict[str, list[Any]] = Field(default_factory=dict)  # since the last public post
+    data: dict[str, Any] = Field(default_factory=dict)  # ruleset-owned game-wide data
+    version: int = 0
+
+    def seat(self, n: int) -> Seat:
+        return self.seats[n - 1]
+
+    def living(self) -> list[Seat]:
+        return [s for s in self.seats if s.alive]
+
+    def members(self, camp: str, living: bool = True) -> list[Seat]:
+        return [s for s in self.seats if s.camp == camp and (s.alive or not living)]
+
+    def deadline(self, deadline_id: str) -> Deadline | None:
+        return next((d for d in self.deadlines if d.id == deadline_id), None)
+
+    def next_deadline(self) -> Deadline | None:
+        if not self.deadlines or self.winner or self.halted:
+            return None
+        return min(self.deadlines, key=lambda d: (d.due, DEADLINE_ORDER.get(d.kind, 9), d.id))

@@ -1,0 +1,94 @@
+"""Game options: RULES.md §5 keys, their defaults, and validation at game creation."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+
+class OptionError(ValueError):
+    """An unknown option key or a bad value, reported when the game is created."""
+
+
+def _duration_minutes(value: Any) -> int:
+    """'90min', '1.5h', '1h30min', '2h' or an integer number of minutes."""
+    if isinstance(value, bool):
+        raise ValueError("a duration, like 90min or 1.5h")
+    if isinstance(value, int):
+        minutes = value
+    else:
+        text = str(value).strip().lower().replace(" ", "")
+        m = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+)(?:min|m))?", text)
+        if not text or not m or (m.group(1) is None and m.group(2) is None):
+            raise ValueError(f"{value!r} is not a duration, like 90min or 1.5h")
+        minutes = round(float(m.group(1) or 0) * 60) + int(m.group(2) or 0)
+    if minutes < 0:
+        raise ValueError("a duration cannot be negative")
+    return minutes
+
+
+class Duration:
+    """Marker type: validated to whole minutes."""
+
+
+OptionSpec = dict[str, tuple[Any, Any]]  # key -> (type, default)
+
+COMMON_OPTIONS: OptionSpec = {
+    "check.granularity": (Literal["atomic_event", "per_step", "per_phase"], "atomic_event"),
+    "check.bundle_lovers": (bool, True),
+    "check.lose_first": (bool, True),
+    "check.no_unlost_camp": (str, "judge_ruling"),
+    "surrender.requires": (Literal["all_living_members", "any_member", "majority"],
+                           "all_living_members"),
+    "surrender.enabled_anomaly": (bool, True),
+    "resolve.locked_actions": (bool, True),
+    "night.allow_resubmit": (bool, True),
+    "night.resolve_early": (bool, True),
+    "public.reveal_roles_on_out": (Literal[False, True, "at_game_end"], False),
+    "cards.yellow_to_red": (int, 2),
+    "cards.red_lover_partner_dies": (bool, True),
+    "lastwords.eligible": (Literal["all_except_sent_off", "all", "first_night_and_exiles"],
+                           "all_except_sent_off"),
+    "lastwords.yellow_on_missing": (bool, False),
+    "votes.void_vote_yellow": (bool, False),
+    "votes.abstain_as_candidate": (bool, False),
+    "votes.self_vote": (bool, True),
+    # Not in RULES.md §5: whether `judge notice` also waives the yellow card for not voting.
+    "votes.notice_waives_yellow": (bool, False),
+}
+
+
+def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
+                     camps: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Merge `given` over the defaults of `spec`; raise OptionError on anything unknown or bad."""
+    result = {key: default for key, (_, default) in spec.items()}
+    for key, value in (given or {}).items():
+        if key not in spec:
+            raise OptionError(f"unknown option {key!r}; known options: {', '.join(sorted(spec))}")
+        typ, _ = spec[key]
+        try:
+            if typ is Duration:
+                result[key] = _duration_minutes(value)
+            else:
+                result[key] = TypeAdapter(typ).validate_python(value, strict=typ in (bool, int))
+        except (ValidationError, ValueError) as exc:
+            raise OptionError(f"bad value {value!r} for option {key!r}: {_short(exc)}") from None
+    for key, (typ, _) in spec.items():
+        if typ is Duration and not isinstance(result[key], int):
+            result[key] = _duration_minutes(result[key])
+    if result.get("cards.yellow_to_red", 0) < 0:
+        raise OptionError("cards.yellow_to_red must be 0 (never) or a positive number")
+    allowed = {"judge_ruling", "last_event_reverted", *camps}
+    if result["check.no_unlost_camp"] not in allowed:
+        raise OptionError(
+            f"bad value {result['check.no_unlost_camp']!r} for option 'check.no_unlost_camp': "
+            f"one of {', '.join(sorted(allowed))}")
+    return result
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(err["msg"] for err in exc.errors())
+    return str(exc)

@@ -1,0 +1,102 @@
+"""The ruleset interface and registry. A ruleset is pure code plus data under rulesets/NAME/."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from engine.options import COMMON_OPTIONS, OptionSpec
+
+if TYPE_CHECKING:
+    from engine.commands import Act
+    from engine.core import Ctx
+    from engine.model import Deadline, Slot
+    from engine.votes import Tally
+
+
+class Ruleset:
+    """Hooks the engine calls. Defaults cover what every ruleset shares."""
+
+    name: str = ""
+    roles: tuple[str, ...] = ()
+    camps: tuple[str, ...] = ()
+    option_spec: OptionSpec = COMMON_OPTIONS
+
+    def preset(self, players: int, options: dict) -> list[str]:
+        raise NotImplementedError
+
+    # setup -------------------------------------------------------------
+    def setup(self, ctx: Ctx) -> None:
+        """Give camps and skills for the dealt roles, make groups, add setup deadlines."""
+        raise NotImplementedError
+
+    def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None:
+        """A setup-phase deadline fired (e.g. Cupid's)."""
+
+    # day ---------------------------------------------------------------
+    def exiles_on(self, ctx: Ctx, day: int) -> bool:
+        """Whether day `day`'s vote exiles (day 1 elects the sheriff only)."""
+        return day >= 2
+
+    def pick_sheriff(self, ctx: Ctx, tally: Tally) -> int | None:
+        return ctx.first_to_reach(tally)
+
+    def pick_exile(self, ctx: Ctx, tally: Tally) -> int | None:
+        return ctx.first_to_reach(tally)
+
+    # night -------------------------------------------------------------
+    def open_night(self, ctx: Ctx) -> None:
+        """Create the night's slots (ctx.add_slot) and send opening prompts."""
+
+    def act(self, ctx: Ctx, cmd: Act) -> None:
+        """Validate and record a player's action; raise ctx.reject(...) to refuse it."""
+        ctx.reject("unknown_skill", skill=cmd.skill)
+
+    def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
+        """A night slot reached its deadline."""
+
+    def ready(self, ctx: Ctx) -> bool:
+        """Whether the night may resolve before its last deadline (G-RES-6)."""
+        return all(sl.final or sl.expired or sl.sub is not None
+                   for sl in ctx.state.night.slots.values())
+
+    def resolve_night(self, ctx: Ctx) -> None:
+        raise NotImplementedError
+
+    def deadline(self, ctx: Ctx, deadline: Deadline) -> None:
+        """A ruleset-owned deadline kind fired."""
+
+    def after_out(self, ctx: Ctx, seats: list[int]) -> None:
+        """Duties after characters went out (hunter shots …), after the CHECK."""
+
+    # end of game -------------------------------------------------------
+    def camp_lost(self, ctx: Ctx, camp: str) -> bool:
+        raise NotImplementedError
+
+    def camp_wins(self, ctx: Ctx, camp: str) -> bool:
+        return False
+
+    def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
+        """On-loss events (skill changes, notifications)."""
+
+    def may_surrender(self, ctx: Ctx) -> bool:
+        return True
+
+
+_REGISTRY: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    _REGISTRY[ruleset.name] = ruleset
+    return ruleset
+
+
+def get_ruleset(name: str) -> Ruleset:
+    if name not in _REGISTRY:
+        try:
+            importlib.import_module(f"rulesets.{name}")
+        except ModuleNotFoundError:
+            pass
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown ruleset {name!r}")
+    return _REGISTRY[name]

@@ -1,0 +1,1 @@
+"""Rulesets: one folder each, registered with the engine on import."""
