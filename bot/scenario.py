@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from bot.render import messages_for, render_rejection
 from engine import handle, new_game
 from engine.commands import (
     Act,
@@ -29,7 +30,6 @@ from engine.events import Event, Rejection
 from engine.model import OUT_CAUSES, GameState
 from engine.options import OptionError
 from engine.ruleset import get_ruleset
-from bot.render import messages_for, render_rejection
 
 START = date(2026, 1, 1)  # calendar day 1 of every scenario
 TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from typing import TYPE_CHECKING
 
@@ -93,10 +94,8 @@ def register(ruleset: Ruleset) -> Ruleset:
 
 def get_ruleset(name: str) -> Ruleset:
     if name not in _REGISTRY:
-        try:
+        with contextlib.suppress(ModuleNotFoundError):
             importlib.import_module(f"rulesets.{name}")
-        except ModuleNotFoundError:
-            pass
     if name not in _REGISTRY:
         raise KeyError(f"unknown ruleset {name!r}")
     return _REGISTRY[name]

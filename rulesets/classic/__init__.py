@@ -8,7 +8,7 @@ from engine.commands import Act
 from engine.core import Ctx
 from engine.events import Audience
 from engine.model import Deadline, GameState, Seat, Slot
-from engine.options import COMMON_OPTIONS, Duration, OptionSpec, OptionError
+from engine.options import COMMON_OPTIONS, Duration, OptionError, OptionSpec
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
 from rulesets.data import load
@@ -332,7 +332,6 @@ def _link(ctx: Ctx, cupid: Seat, a: int, b: int, *, random: bool) -> None:
         state.groups[WOLVES] = [n for n in state.groups[WOLVES] if n != wolf.seat]
         for lover in (la, lb):
             lover.camp = BL
-    old_cupid_camp = cupid.camp
     cupid.camp = camp  # C-SETUP-5
     know = not (wolf_a and wolf_b) or ctx.opt("classic.double_wolf_lovers_know_partner")
     for lover, partner in ((la, b), (lb, a)):
@@ -341,9 +340,8 @@ def _link(ctx: Ctx, cupid: Seat, a: int, b: int, *, random: bool) -> None:
             ctx.tell(lover.seat, "YourCamp", camp=BL)
     if not (wolf_a and wolf_b):
         state.groups["lovers"] = sorted((a, b))
+    # A Cupid who is a lover learns his camp as a lover; a single one per AMB-C-11.
     if ctx.opt("classic.cupid_told_camp") and cupid.seat not in (a, b):
-        ctx.tell(cupid.seat, "YourCamp", camp=camp)
-    elif camp != old_cupid_camp and cupid.seat in (a, b) and camp != BL:
         ctx.tell(cupid.seat, "YourCamp", camp=camp)
     _refresh_field(state)
     _form_groups(ctx)

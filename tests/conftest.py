@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("WOLFJUDGE_SHARED", ROOT.parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def rules_text() -> str:
+    path = shared_dir() / "RULES.md"
+    assert path.exists(), f"RULES.md not found at {path} (set WOLFJUDGE_SHARED)"
+    return path.read_text(encoding="utf-8")

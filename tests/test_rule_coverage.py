@@ -1,0 +1,41 @@
+"""Each rule ID of RULES.md §1, §2 and §4 is named in at least one scenario or test."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RULE_ID = re.compile(r"\b[GCP]-[A-Z]+(?:-[A-Z0-9]+)+\b")
+COVERED_SECTIONS = ("1", "2", "4")
+
+
+def rule_ids(text: str) -> set[str]:
+    ids: set[str] = set()
+    section = None
+    for line in text.splitlines():
+        m = re.match(r"## (\d+)\.", line)
+        if m:
+            section = m.group(1)
+        if section in COVERED_SECTIONS:
+            ids.update(RULE_ID.findall(line))
+    return ids
+
+
+def named_in_tests() -> str:
+    me = Path(__file__).resolve()
+    parts = [p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*")
+             if p.is_file() and p.suffix in (".yaml", ".py") and p.resolve() != me]
+    return "\n".join(parts)
+
+
+def test_rule_ids_are_found(rules_text: str) -> None:
+    ids = rule_ids(rules_text)
+    assert {"G-END-4", "C-NIGHT-1G", "C-WIN-W1", "P-VOTE-11"} <= ids
+
+
+def test_every_rule_id_is_covered(rules_text: str) -> None:
+    corpus = named_in_tests()
+    missing = sorted(i for i in rule_ids(rules_text) if not re.search(rf"\b{re.escape(i)}\b",
+                                                                      corpus))
+    assert not missing, f"rule IDs named by no scenario or test: {', '.join(missing)}"
