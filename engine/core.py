@@ -221,6 +221,7 @@ class Ctx:
                 self.check("atomic")
             self._mark_out(partner, "lovers")
             batch.append(partner.seat)
+        self.rs.on_out(self, batch)  # same atomic change (e.g. Key盾)
         self.check("atomic")
         for out in batch:
             self._after_out(state.seat(out))
@@ -655,6 +656,8 @@ def _handover(ctx: Ctx, cmd: Handover) -> None:
     state = ctx.state
     if state.handover_due != cmd.seat:
         ctx.reject("no_handover_due")
+    if not ctx.rs.may_handover(ctx, cmd.seat):
+        ctx.reject("shoot_first")
     target = ctx.living_target(cmd.target)
     assert target is not None
     ctx.state.deadlines = [d for d in state.deadlines if d.kind != "handover"]

@@ -62,8 +62,9 @@ class Deadline(BaseModel):
 
 
 # Same-time deadlines fire in this order (night actions, duties, then the phase change).
-DEADLINE_ORDER = {"setup": 0, "night": 1, "resolve": 2, "handover": 3, "hunter": 3,
-                  "lastwords": 4, "day_close": 5, "day_open": 5}
+# A hunter shoots before the sheriff hands over (A-HUNTER-3).
+DEADLINE_ORDER = {"setup": 0, "night": 1, "hunter": 3, "handover": 4, "lastwords": 5,
+                  "day_close": 6, "day_open": 6}
 
 
 class Submission(BaseModel):

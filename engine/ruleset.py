@@ -67,6 +67,13 @@ class Ruleset:
     def deadline(self, ctx: Ctx, deadline: Deadline) -> None:
         """A ruleset-owned deadline kind fired."""
 
+    def on_out(self, ctx: Ctx, seats: list[int]) -> None:
+        """Effects that belong to the same atomic change as going out, before the CHECK."""
+
+    def may_handover(self, ctx: Ctx, seat: int) -> bool:
+        """Whether the out sheriff may name a successor now (a hunter shoots first)."""
+        return True
+
     def after_out(self, ctx: Ctx, seats: list[int]) -> None:
         """Duties after characters went out (hunter shots …), after the CHECK."""
 
