@@ -42,6 +42,9 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["role_name"] = role_names.get(data.get("role"), data.get("role"))
     f["camp_name"] = camp_names.get(data.get("camp"), data.get("camp"))
     f["winner_name"] = camp_names.get(data.get("winner"), data.get("winner"))
+    f["stage_name"] = names.get("stage_names", {}).get(data.get("stage"), data.get("stage"))
+    f["mode_text"] = f" 模式{data['mode']}" if data.get("mode") else ""
+    f["mode_hint"] = " 模式1或模式2" if data.get("complete") else ""
     f["ruleset_name"] = RULESET_NAMES.get(data.get("ruleset", ""), data.get("ruleset"))
     counts = data.get("counts") or {}
     f["counts_text"] = "、".join(

@@ -55,6 +55,7 @@ class Ctx:
         self.now = now
         self.rs = ruleset
         self.events: list[Event] = []
+        self.checks_on = True  # a ruleset may merge several outs into one check
 
     # basics ------------------------------------------------------------
     def opt(self, key: str) -> Any:
@@ -290,7 +291,7 @@ class Ctx:
                "per_phase": {"phase"}}
 
     def check(self, level: str) -> None:
-        if level not in self._LEVELS[self.opt("check.granularity")]:
+        if not self.checks_on or level not in self._LEVELS[self.opt("check.granularity")]:
             return
         state = self.state
         if state.winner:
