@@ -145,7 +145,7 @@ class Driver:
         self.avoid = avoid
         self.calls = 0
         self.hunt = rnd.random() < 0.3 if hunt_wolves is None else hunt_wolves
-        self.diligence = rnd.choice((0.7, 0.9, 0.95, 1.0, 1.0))
+        self.diligence = rnd.choice((0.85, 0.95, 0.98, 1.0, 1.0))
 
     # the one door to the engine ---------------------------------------------------
     def send(self, cmd: Any) -> Rejection | None:

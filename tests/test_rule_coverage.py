@@ -1,4 +1,4 @@
-"""Each rule ID of RULES.md §1, §2 and §4 is named in at least one scenario or test."""
+"""Each rule ID of RULES.md §1–§4 (G-, C-, A-, P-) is named in at least one scenario or test."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RULE_ID = re.compile(r"\b[GCP]-[A-Z]+(?:-[A-Z0-9]+)+\b")
-COVERED_SECTIONS = ("1", "2", "4")
+ID = r"[GCAP]-[A-Z]+(?:-[A-Z0-9]+)+"
+# A rule is defined where its ID opens a bold item (**C-WOLF-1 …) or a table row (| C-NIGHT-1 …).
+DEFINITION = re.compile(rf"^\s*(?:(?:[*-]|\d+\.)\s*)?\*\*({ID})\b|^\|\s*({ID})\b")
+COVERED_SECTIONS = ("1", "2", "3", "4")
 
 
 def rule_ids(text: str) -> set[str]:
@@ -17,8 +19,9 @@ def rule_ids(text: str) -> set[str]:
         m = re.match(r"## (\d+)\.", line)
         if m:
             section = m.group(1)
-        if section in COVERED_SECTIONS:
-            ids.update(RULE_ID.findall(line))
+        d = DEFINITION.match(line)
+        if section in COVERED_SECTIONS and d:
+            ids.add(d.group(1) or d.group(2))
     return ids
 
 
@@ -31,7 +34,8 @@ def named_in_tests() -> str:
 
 def test_rule_ids_are_found(rules_text: str) -> None:
     ids = rule_ids(rules_text)
-    assert {"G-END-4", "C-NIGHT-1G", "C-WIN-W1", "P-VOTE-11"} <= ids
+    assert {"G-END-4", "C-NIGHT-1G", "C-WIN-W1", "P-VOTE-11", "A-LOSE-A2", "A-NIGHT-C1",
+            "C-NIGHT-5"} <= ids
 
 
 def test_every_rule_id_is_covered(rules_text: str) -> None:

@@ -492,19 +492,20 @@ def _seer_label(ctx: Ctx, seer: Seat, target: int) -> str:
         tst = ctx.state.seat(target)
         snap = {"camp": tst.camp, "role": tst.role, "derivative": _is_derivative(tst),
                 "class": tst.statuses.get("class")}
-    attribute = "<属性异常>" if snap["camp"] == ANOMALY else "<属性正常>"
+    labels = DATA["seer_labels"]
+    attribute = labels["attribute"]["abnormal" if snap["camp"] == ANOMALY else "normal"]
     mode = ctx.opt("anomaly.seer_identity_feedback")
     if mode == "class":
-        identity = "身份" if snap["class"] == IDENTITY else "村民"
+        identity = labels["class"].get(snap["class"], labels["class"][IDENTITY])
     elif mode == "current_role" and snap["derivative"]:
-        identity = "衍生者"
+        identity = labels["derivative"]
     else:
         identity = DATA["role_names"][snap["role"]]
     if stage == "growth":
         return attribute
     if stage == "mature":
         return identity
-    return f"{attribute}, {identity}"
+    return labels["both"].format(attribute=attribute, identity=identity)
 
 
 def _act_firewall(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:

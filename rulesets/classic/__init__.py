@@ -430,11 +430,8 @@ def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> No
 def _seer_label(ctx: Ctx, target: int) -> str:
     camp = ctx.state.seat(target).camp
     mode = ctx.opt("classic.seer_feedback")
-    if mode == "wolf_partition":
-        return "<狼人阵营>" if camp == WOLVES else "<非狼人阵营>"
-    if mode == "literal_labels":
-        return "<狼人阵营>" if camp == VILLAGE else "<非狼人阵营>"
-    return "<村>" if camp == VILLAGE else "<非村>"
+    holds, other = DATA["seer_labels"][mode]
+    return holds if camp == (WOLVES if mode == "wolf_partition" else VILLAGE) else other
 
 
 def _act_guard(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
