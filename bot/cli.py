@@ -24,6 +24,104 @@ def _scenario_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _service(args: argparse.Namespace):  # noqa: ANN202 (imports SQLAlchemy lazily)
+    from bot.service import Service
+
+    return Service(args.db)
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from bot.store import Database, database_url, head_revision, migrate
+
+    migrate(args.db)
+    db = Database(args.db)
+    db.dispose()
+    url = db.engine.url.render_as_string(hide_password=True)
+    print(f"{url}: schema at {head_revision()} (head)")
+    del database_url
+    return 0
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        report = service.rebuild(args.game, write=args.write)
+    finally:
+        service.close()
+    for problem in report.problems:
+        print(f"{args.game}: {problem}")
+    if report.ok:
+        print(f"{args.game}: rebuilt from the log, equal to the snapshot "
+              f"(version {report.snapshot.version})")
+    elif args.write and report.state is not None:
+        print(f"{args.game}: snapshot replaced by the rebuilt state (version "
+              f"{report.state.version})")
+        return 0
+    return 0 if report.ok else 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    import json
+
+    from bot.store.audit import export_game, timeline
+
+    service = _service(args)
+    try:
+        data = export_game(service, args.game)
+    finally:
+        service.close()
+    out = Path(args.output or f"{args.game}.json")
+    out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    text = out.with_suffix(".timeline.txt")
+    text.write_text(timeline(data), encoding="utf-8")
+    print(f"wrote {out} ({len(data['log'])} log rows) and {text}")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    import json
+
+    from bot.store.audit import verify_export
+
+    data = json.loads(Path(args.export).read_text(encoding="utf-8"))
+    checks = verify_export(data, replay=not args.no_replay)
+    for check in checks:
+        print(check)
+    ok = all(c.ok for c in checks)
+    print("verified" if ok else "NOT verified")
+    return 0 if ok else 1
+
+
+def _add_store_commands(sub: argparse._SubParsersAction) -> None:
+    def db_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--db", metavar="URL", default=None,
+                       help="database URL (default: $WOLFJUDGE_DATABASE_URL, else "
+                            "sqlite:///wolfjudge.db)")
+
+    p = sub.add_parser("migrate", help="create or upgrade the database schema to the latest")
+    db_option(p)
+    p.set_defaults(func=_migrate)
+    p = sub.add_parser("rebuild", help="rebuild a game from its log and compare with its "
+                                       "snapshot")
+    p.add_argument("game")
+    p.add_argument("--write", action="store_true", help="replace the snapshot by the rebuilt "
+                                                        "state")
+    db_option(p)
+    p.set_defaults(func=_rebuild)
+    p = sub.add_parser("export", help="write a game's full log as JSON and a Chinese timeline")
+    p.add_argument("game")
+    p.add_argument("-o", "--output", help="the JSON file (default GAME.json); the timeline "
+                                          "goes beside it as .timeline.txt")
+    db_option(p)
+    p.set_defaults(func=_export)
+    p = sub.add_parser("verify", help="check an export: commitment, deal, random choices, "
+                                      "replay")
+    p.add_argument("export")
+    p.add_argument("--no-replay", action="store_true",
+                   help="skip replaying the commands through this engine")
+    p.set_defaults(func=_verify)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wolfjudge", description="狼人杀 forum game judge")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -32,7 +130,16 @@ def main(argv: list[str] | None = None) -> int:
     run = scenario_sub.add_parser("run", help="run scenario files (the bundled examples if none)")
     run.add_argument("files", nargs="*")
     run.set_defaults(func=_scenario_run)
+    _add_store_commands(sub)
     args = parser.parse_args(argv)
+    if args.command in ("migrate", "rebuild", "export"):
+        from bot.store import SchemaError
+
+        try:
+            return args.func(args)
+        except SchemaError as exc:
+            print(f"wolfjudge: {exc}", file=sys.stderr)
+            return 2
     return args.func(args)
 
 

@@ -1,0 +1,60 @@
+"""Exact JSON for engine data: what is decoded equals what was encoded.
+
+Plain `model_dump(mode="json")` is not enough: the engine keeps int-keyed dicts, tuples and
+datetimes in `Any`-typed fields (e.g. anomaly's `night.data["stages"]`), and after a JSON round
+trip those come back as str keys and lists, so the engine would behave differently on a state
+loaded from the database than on the one it produced. Such values are tagged here instead:
+``{"$map": [[k, v], ...]}``, ``{"$tuple": [...]}``, ``{"$dt": iso}``, ``{"$date": iso}``,
+``{"$time": iso}``. Everything else is plain JSON, so the stored rows stay readable.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+from typing import Any
+
+_TAGS = ("$map", "$tuple", "$dt", "$date", "$time")
+
+
+def encode(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime):  # before date: a datetime is a date
+        return {"$dt": value.isoformat()}
+    if isinstance(value, date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, time):
+        return {"$time": value.isoformat()}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(v) for v in value]}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in value):
+            return {k: encode(v) for k, v in value.items()}
+        return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
+    raise TypeError(f"cannot store a {type(value).__name__} exactly: {value!r}")
+
+
+def decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1:
+        (tag, inner), = value.items()
+        if tag == "$map":
+            return {_key(decode(k)): decode(v) for k, v in inner}
+        if tag == "$tuple":
+            return tuple(decode(v) for v in inner)
+        if tag == "$dt":
+            return datetime.fromisoformat(inner)
+        if tag == "$date":
+            return date.fromisoformat(inner)
+        if tag == "$time":
+            return time.fromisoformat(inner)
+    return {k: decode(v) for k, v in value.items()}
+
+
+def _key(k: Any) -> Any:
+    return tuple(k) if isinstance(k, list) else k  # dict keys must stay hashable

@@ -1,0 +1,132 @@
+"""Engines, transactions, migrations and the schema check."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session
+
+from bot.store.settings import database_url
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+
+
+class SchemaError(RuntimeError):
+    """The database schema is not the one this wolfjudge needs."""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def make_engine(url: str | None = None) -> Engine:
+    url = database_url(url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, json_serializer=_dumps,
+                               connect_args={"timeout": 60, "check_same_thread": False})
+        _sqlite_setup(engine)
+        return engine
+    return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy say BEGIN itself (pysqlite's own transaction handling defers it).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        if engine.url.database not in (None, "", ":memory:"):
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        # A writing transaction takes the write lock at BEGIN: a deferred one that read first
+        # could fail to upgrade (SQLITE_BUSY_SNAPSHOT) without waiting for the busy timeout.
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def alembic_config(url: str | None = None, engine: Engine | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["url"] = database_url(url) if engine is None else str(engine.url)
+    if engine is not None:
+        cfg.attributes["engine"] = engine
+    return cfg
+
+
+def head_revision() -> str:
+    heads = ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads()
+    if len(heads) != 1:
+        raise SchemaError(f"the migrations have {len(heads)} heads: {heads}")
+    return heads[0]
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def migrate(url: str | None = None, revision: str = "head", engine: Engine | None = None
+            ) -> None:
+    """Upgrade the database to `revision` (the only way the schema is made)."""
+    own = engine is None
+    engine = engine or make_engine(url)
+    try:
+        command.upgrade(alembic_config(engine=engine), revision)
+    finally:
+        if own:
+            engine.dispose()
+
+
+def check_schema(engine: Engine) -> None:
+    current, head = current_revision(engine), head_revision()
+    if current == head:
+        return
+    where = engine.url.render_as_string(hide_password=True)
+    if current is None:
+        raise SchemaError(f"the database {where} has no wolfjudge schema: run `wolfjudge "
+                          f"migrate` first")
+    raise SchemaError(f"the database {where} is at schema revision {current}, this wolfjudge "
+                      f"needs {head}: run `wolfjudge migrate` (and back it up first)")
+
+
+class Database:
+    """One database: a reading and a writing way in. Refuses an old schema unless told not to."""
+
+    def __init__(self, url: str | None = None, *, check: bool = True) -> None:
+        self.engine = make_engine(url)
+        self.sqlite = self.engine.dialect.name == "sqlite"
+        self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        if check:
+            try:
+                check_schema(self.engine)
+            except BaseException:
+                self.engine.dispose()
+                raise
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        with Session(self._writer, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,176 @@
+"""SQLAlchemy 2 models. The schema itself is made only by the Alembic migrations in migrations/.
+
+Game times (event `at`, deadline `due`, a command's `now`) are the game's naive local times, as
+the engine uses them; bookkeeping times (created_at, sent_at, next_attempt_at …) are naive UTC.
+JSON columns hold `bot.store.codec` encodings (exact round trip) and are plain `json` on
+PostgreSQL, not `jsonb`: jsonb reorders keys, and the engine's dict order is part of the state.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def _game_fk() -> ForeignKey:
+    return ForeignKey("games.id", ondelete="CASCADE")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    # new_game's keyword arguments, seed included: enough to rebuild the game from its log.
+    # The seed is secret until the game ends (the GameOver event reveals it).
+    params: Mapped[Any] = mapped_column(JSON)
+    commitment: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active | over | halted
+    winner: Mapped[str | None] = mapped_column(String(32))
+    host: Mapped[str | None] = mapped_column(String(128), index=True)  # the hosting account
+    judge_contact: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Snapshot(Base):
+    """The latest state of a game. `version` is the optimistic-concurrency token."""
+
+    __tablename__ = "snapshots"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    last_seq: Mapped[int] = mapped_column(Integer)  # the highest seq in the log
+    clock: Mapped[datetime] = mapped_column(DateTime)  # `now` of the last accepted command
+    state: Mapped[Any] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class LogEntry(Base):
+    """The append-only log: each accepted command (kind `command`) followed by its events.
+
+    `body` is the full encoded Command or Event. `version` is the state version that the
+    command produced (0 for the events of the game's creation).
+    """
+
+    __tablename__ = "events"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    version: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))  # command | event
+    type: Mapped[str] = mapped_column(String(64))  # event type, or the command's kind
+    at: Mapped[datetime] = mapped_column(DateTime)
+    phase: Mapped[str] = mapped_column(String(16))
+    audience: Mapped[Any] = mapped_column(JSON)  # {"public", "seats", "group"}; judge: none
+    body: Mapped[Any] = mapped_column(JSON)
+    msg_id: Mapped[str | None] = mapped_column(String(128))
+
+
+class InboxMessage(Base):
+    """Every incoming message with a transport id, and what came of it (idempotency)."""
+
+    __tablename__ = "inbox"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    msg_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    sender: Mapped[str | None] = mapped_column(String(128))
+    received_at: Mapped[datetime] = mapped_column(DateTime)  # the command's `now`
+    command: Mapped[Any] = mapped_column(JSON)
+    outcome: Mapped[str] = mapped_column(String(8))  # accepted | rejected | noop
+    version: Mapped[int] = mapped_column(Integer)  # state version after it
+    first_seq: Mapped[int | None] = mapped_column(Integer)  # its log rows, when accepted
+    last_seq: Mapped[int | None] = mapped_column(Integer)
+    rejection: Mapped[Any | None] = mapped_column(JSON)
+
+
+class Player(Base):
+    """A seat and who plays it: WeChat contact id and forum account (马甲)."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("game_id", "contact_id"),)
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    contact_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    forum_name: Mapped[str | None] = mapped_column(String(128))
+
+
+class Room(Base):
+    """Where a group's messages go: `public` (the game room / thread) or a group name."""
+
+    __tablename__ = "rooms"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    room_id: Mapped[str] = mapped_column(String(128))
+
+
+class Card(Base):
+    __tablename__ = "cards"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    yellow: Mapped[int] = mapped_column(Integer, default=0)
+    red: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class DeadlineRow(Base):
+    """The state's deadlines, mirrored for the scheduler (what is due, across all games)."""
+
+    __tablename__ = "deadlines"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    deadline_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    due: Mapped[datetime] = mapped_column(DateTime, index=True)
+
+
+class OutboxRow(Base):
+    """One message to one recipient, written in the same transaction as its events.
+
+    `dedupe_key` is fixed when the row is written ((game, log seq, target) or the reply to a
+    message id), so a resend after a crash carries the same key.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_pending", "sent_at", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dedupe_key: Mapped[str] = mapped_column(String(255), unique=True)
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), index=True)
+    seq: Mapped[int | None] = mapped_column(Integer)  # the log row rendered; None for replies
+    channel: Mapped[str] = mapped_column(String(8))  # dm | group | public | judge
+    target: Mapped[str] = mapped_column(String(160))  # seat:3 | group:wolves | public | judge …
+    address: Mapped[str | None] = mapped_column(String(128))  # contact/room id; None: unbound
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+    last_error: Mapped[str | None] = mapped_column(Text)
