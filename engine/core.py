@@ -194,7 +194,7 @@ class Ctx:
         """A required actor missed a deadline: a yellow card unless contact or notice waives it."""
         st = self.state.seat(n)
         self.tell(n, "DeadlineMissed", duty=duty)
-        if not card:
+        if not card or not self.rs.procedures_apply(self):
             return
         if st.contact or st.notice:
             waiver = "contact" if st.contact else "notice"
@@ -273,6 +273,15 @@ class Ctx:
         if rule == "first_night_and_exiles":
             return st.out_cause == "vote" or st.out_phase == "N1"
         return True
+
+    def release_handover(self, seat: int) -> None:
+        """Apply a successor that `seat` named while the handover was held."""
+        held = self.state.data.pop("held_handover", None)
+        if not held or held[0] != seat or self.state.handover_due != seat:
+            return
+        if self.state.seat(held[1]).alive:
+            self.state.deadlines = [d for d in self.state.deadlines if d.kind != "handover"]
+            self.set_sheriff(held[1], "handover")
 
     def red_card_successor(self) -> None:
         policy = self.state.options.get("classic.red_card_sheriff_successor", "random")
@@ -542,7 +551,7 @@ def _close_day(ctx: Ctx, day: int) -> None:
         else:
             ctx.set_sheriff(elected, "elected")
     # P-CARD-3: the cards for not voting come after the exile and its consequences.
-    for n in non_voters:
+    for n in non_voters if ctx.rs.procedures_apply(ctx) else []:
         st = state.seat(n)
         if st.red:
             continue
@@ -657,10 +666,12 @@ def _handover(ctx: Ctx, cmd: Handover) -> None:
     state = ctx.state
     if state.handover_due != cmd.seat:
         ctx.reject("no_handover_due")
-    if not ctx.rs.may_handover(ctx, cmd.seat):
-        ctx.reject("shoot_first")
     target = ctx.living_target(cmd.target)
     assert target is not None
+    if not ctx.rs.may_handover(ctx, cmd.seat):
+        state.data["held_handover"] = [cmd.seat, target]
+        ctx.tell(cmd.seat, "HandoverHeld", target=target)
+        return
     ctx.state.deadlines = [d for d in state.deadlines if d.kind != "handover"]
     ctx.set_sheriff(target, "handover")
 
@@ -669,6 +680,9 @@ def _handover_missed(ctx: Ctx) -> None:
     state = ctx.state
     old = state.handover_due
     if old is None:
+        return
+    if not ctx.rs.procedures_apply(ctx):
+        ctx.note("JudgeRulingNeeded", duty="handover", seat=old)
         return
     living = [s.seat for s in state.living()]
     if living:

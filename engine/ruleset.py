@@ -71,7 +71,13 @@ class Ruleset:
         """Effects that belong to the same atomic change as going out, before the CHECK."""
 
     def may_handover(self, ctx: Ctx, seat: int) -> bool:
-        """Whether the out sheriff may name a successor now (a hunter shoots first)."""
+        """Whether a successor named now takes the badge at once; if not, the choice is held
+        until the ruleset calls ctx.release_handover (a hunter-sheriff shoots first)."""
+        return True
+
+    def procedures_apply(self, ctx: Ctx) -> bool:
+        """Whether 001's procedures run automatically: missed-deadline and vote cards, random
+        handovers. Without them the engine records the miss and waits for the judge."""
         return True
 
     def after_out(self, ctx: Ctx, seats: list[int]) -> None:

@@ -162,6 +162,7 @@ class Anomaly(Ruleset):
                     st.skills["shredder"] = "lost"
                     ctx.tell(n, "ShotForfeited")
                     ctx.missed(n, "hunter", ctx.opt("anomaly.hunter_yellow"))
+                    ctx.release_handover(n)
 
     def procedures_apply(self, ctx: Ctx) -> bool:
         return ctx.opt("anomaly.apply_001_procedures")
@@ -374,6 +375,7 @@ def _act_shoot(ctx: Ctx, st: Seat, cmd: Act) -> None:
     st.skills["shredder"] = "used"
     if cmd.skill == "pass":
         ctx.tell(st.seat, "ShotForfeited")
+        ctx.release_handover(st.seat)
         return
     target = cmd.targets[0] if cmd.targets else None
     if target == st.seat:
@@ -384,11 +386,12 @@ def _act_shoot(ctx: Ctx, st: Seat, cmd: Act) -> None:
     victim = ctx.state.seat(target)
     if victim.role == "elder" and not _is_derivative(victim):
         ctx.note("ShotNoEffect", target=target)  # A-ELDER-2
-        return
-    ctx.put_out(target, "shredder")
-    # The shot belongs to the hunter's own window (a day exile's shot counts for that day).
-    victim.statuses["window"] = st.statuses.get("window")
-    victim.statuses["window_part"] = st.statuses.get("window_part")
+    else:
+        ctx.put_out(target, "shredder")
+        # The shot belongs to the hunter's own window (a day exile's shot counts for that day).
+        victim.statuses["window"] = st.statuses.get("window")
+        victim.statuses["window_part"] = st.statuses.get("window_part")
+    ctx.release_handover(st.seat)
 
 
 def _slot_key(skill: str, seat: int) -> str:
@@ -694,6 +697,8 @@ class _Pipeline:
         identity = _class_of(ctx, ts) == IDENTITY
         convert = identity if effect == 1 else not identity
         if convert:
+            if _is_derivative(ts):
+                return False  # AMB-A-08 literal: converting a derivative changes nothing
             if target == firewall:
                 return True
             if target == protect:
