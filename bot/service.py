@@ -352,7 +352,10 @@ class Service:
     def _outbox(self, s: Session, gid: str, state: GameState, events: list[Event], head: int,
                 cmd: Command | None, version: int) -> None:
         ruleset = state.ruleset
-        rooms = {r.name: r.room_id for r in s.scalars(select(Room).where(Room.game_id == gid))}
+        rooms: dict[str, str] = {}
+        if any(ev.audience.group for ev in events):
+            rooms = {r.name: r.room_id for r in s.scalars(select(Room).where(
+                Room.game_id == gid))}
         created = utcnow()
         rows: list[dict[str, Any]] = []
 

@@ -1,0 +1,57 @@
+"""Helpers shared by the store tests."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, datetime, time
+from typing import Any
+
+from randomgames import RandomGame, finished_games
+
+from bot.service import Outcome, Service
+
+START = date(2026, 3, 1)
+ROLES = ["wolf", "wolf", "wolf", "seer", "witch", "guard", "cupid", "villager", "villager",
+         "villager", "villager", "villager"]
+
+
+def at(day: int, hh: int, mm: int = 0) -> datetime:
+    return datetime.combine(date.fromordinal(START.toordinal() + day - 1), time(hh, mm))
+
+
+def classic_game(service: Service, game_id: str = "g1", **kw: Any) -> Any:
+    """A dealt 12-seat classic game with every seat bound and a public room."""
+    args: dict[str, Any] = {
+        "game_id": game_id, "ruleset": "classic", "seed": f"seed-{game_id}", "start": START,
+        "roles": ROLES, "bindings": {n: (f"wx-{game_id}-{n}", f"马甲{n}") for n in range(1, 13)},
+        "rooms": {"public": f"room-{game_id}"}, "judge_contact": "wx-judge"}
+    args.update(kw)
+    return service.create_game(**args)
+
+
+OPTION_SETS: list[dict[str, Any]] = [
+    {},
+    {"classic.exile_tie": "random", "classic.sheriff_tiebreak": "random"},
+    {"night.resolve_early": False, "night.allow_resubmit": False},
+    {"classic.sheriff_night_handover_deadline": "close_plus_30",
+     "public.reveal_roles_on_out": True, "lastwords.eligible": "all"},
+    {"cards.yellow_to_red": 3, "votes.abstain_as_candidate": True},
+]
+
+
+def feed(service: Service, game: RandomGame) -> list[Outcome]:
+    """Create the random game in the service (every seat bound) and send its whole stream;
+    each command must come out as it did in memory."""
+    gid = game.args["game_id"]
+    service.create_game(**game.args, bindings={n: (f"wx-{gid}-{n}", None) for n in range(1, 13)},
+                        rooms={"public": f"room-{gid}"}, judge_contact="wx-judge")
+    outs = []
+    for n, step in enumerate(game.steps):
+        out = service.submit(gid, step.command, now=step.now, msg_id=f"{gid}#{n}")
+        assert out.status == step.status, (n, step, out)
+        outs.append(out)
+    return outs
+
+
+def random_games(count: int, prefix: str, seed: int = 1) -> list[RandomGame]:
+    return finished_games(random.Random(seed), count, prefix, OPTION_SETS)
