@@ -261,12 +261,15 @@ class Service:
         a message delivered twice is applied once. `sender`: the contact that gets the reply
         to a rejection (by default the seat's own contact)."""
         cmd: Command = COMMAND.validate_python(command) if isinstance(command, dict) else command
+        clash: IntegrityError | None = None
         for _ in range(MAX_TRIES):
             with self.db.read() as s:
                 if msg_id is not None:
                     seen = self._previous(s, game_id, msg_id)
                     if seen is not None:
                         return seen
+                if clash is not None:
+                    raise clash  # not a duplicate message after all
                 loaded = self._load(game_id, s)
             result = handle(loaded.state, cmd, now)
             if self.before_write is not None:
@@ -276,10 +279,10 @@ class Service:
                     return self._commit(s, loaded, cmd, result, now, msg_id, sender)
             except _Conflict:
                 continue
-            except IntegrityError:
+            except IntegrityError as exc:
                 if msg_id is None:
                     raise
-                continue  # the same message committed meanwhile: the reload finds it
+                clash = exc  # the same message committed meanwhile? the reload tells
         raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
 
     def _commit(self, s: Session, old: _Loaded, cmd: Command,

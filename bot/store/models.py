@@ -164,7 +164,8 @@ class OutboxRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     dedupe_key: Mapped[str] = mapped_column(String(255), unique=True)
     game_id: Mapped[str] = mapped_column(String(64), _game_fk(), index=True)
-    seq: Mapped[int | None] = mapped_column(Integer)  # the log row rendered; None for replies
+    # the log row rendered (0: the judge's digest of the creation); None for replies
+    seq: Mapped[int | None] = mapped_column(Integer)
     channel: Mapped[str] = mapped_column(String(8))  # dm | group | public | judge
     target: Mapped[str] = mapped_column(String(160))  # seat:3 | group:wolves | public | judge …
     address: Mapped[str | None] = mapped_column(String(128))  # contact/room id; None: unbound

@@ -20,7 +20,9 @@ from bot.store.models import (
     Player,
     Snapshot,
 )
-from engine.commands import JudgeCard, Vote
+from engine import handle
+from engine.commands import JudgeCard, Tick, Vote
+from engine.events import Rejection
 
 
 def count(service: Service, model: type, **where: object) -> int:
@@ -219,3 +221,30 @@ def test_codec_is_exact() -> None:
     assert type(decode(encode(value))["pair"]) is tuple
     with pytest.raises(TypeError):
         encode({1, 2})
+
+
+def test_deadlines_passed_while_down_fire_once_in_order(db_url: str) -> None:
+    a, b = Service(db_url), Service(db_url)
+    try:
+        classic_game(a)
+        expected = a.state("g1")
+        # What the deadlines would do on time, one by one (the engine alone):
+        fired = []
+        while (dl := expected.next_deadline()) is not None and dl.due <= at(2, 10):
+            out = handle(expected, Tick(deadline_id=dl.id), dl.due)
+            assert not isinstance(out, Rejection)
+            expected = out[0]
+            fired.append(dl.id)
+        # Two processes come back up at once and both catch up.
+        threads = [threading.Thread(target=svc.fire_due, args=(at(2, 10),)) for svc in (a, b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ticks = [r.body["deadline_id"] for r in a.log("g1") if r.type == "tick"]
+        assert ticks == fired
+        assert a.state("g1").model_dump() == expected.model_dump()
+        assert a.fire_due(at(2, 10)) == [] and a.rebuild("g1").ok
+    finally:
+        a.close()
+        b.close()
