@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is imported only by the commands that use it
+    from bot.service import Service
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -24,21 +28,20 @@ def _scenario_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _service(args: argparse.Namespace):  # noqa: ANN202 (imports SQLAlchemy lazily)
+def _service(args: argparse.Namespace) -> Service:
     from bot.service import Service
 
     return Service(args.db)
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    from bot.store import Database, database_url, head_revision, migrate
+    from bot.store import Database, head_revision, migrate
 
     migrate(args.db)
-    db = Database(args.db)
+    db = Database(args.db)  # checks the schema as the bot will at start-up
     db.dispose()
     url = db.engine.url.render_as_string(hide_password=True)
     print(f"{url}: schema at {head_revision()} (head)")
-    del database_url
     return 0
 
 
@@ -139,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
             return args.func(args)
         except SchemaError as exc:
             print(f"wolfjudge: {exc}", file=sys.stderr)
+            return 2
+        except LookupError as exc:  # UnknownGame
+            print(f"wolfjudge: no game {exc}", file=sys.stderr)
             return 2
     return args.func(args)
 
