@@ -411,7 +411,8 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
     if slot.final:
         ctx.reject("action_final")
     slot.final = True
-    _tell_killers(ctx, "KillLocked", by=st.seat, target=slot.sub.targets[0])
+    _tell_killers(ctx, "KillLocked", by=st.seat,
+                  target=slot.sub.targets[0] if slot.sub.targets else None)
     _deliver_tongling(ctx)
 
 
