@@ -299,14 +299,13 @@ class Service:
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
             if msg_id is not None:
-                s.add(InboxMessage(game_id=gid, msg_id=msg_id, sender=sender, received_at=now,
-                                   command=encode(cmd.model_dump()), outcome=status,
-                                   version=old.version,
-                                   rejection=encode(rejection.model_dump()) if rejection
-                                   else None))
+                s.execute(insert(InboxMessage).values(
+                    game_id=gid, msg_id=msg_id, sender=sender, received_at=now,
+                    command=encode(cmd.model_dump()), outcome=status, version=old.version,
+                    rejection=encode(rejection.model_dump()) if rejection else None))
             if rejection is not None:
                 self._reply(s, old, cmd, rejection, msg_id, sender)
-            s.flush()
+                s.flush()
             return Outcome(gid, msg_id, status, old.version, (), rejection, state=old.state)
         new, events = result
         first = old.last_seq + 1
@@ -315,11 +314,11 @@ class Service:
                 version=new.version, last_seq=last, clock=max(old.clock, now),
                 state=encode(new.model_dump()), updated_at=utcnow())).rowcount != 1:
             raise _Conflict
-        if msg_id is not None:
-            s.add(InboxMessage(game_id=gid, msg_id=msg_id, sender=sender, received_at=now,
-                               command=encode(cmd.model_dump()), outcome="accepted",
-                               version=new.version, first_seq=first, last_seq=last))
-            s.flush()  # a duplicate message id fails here, before the bulk inserts
+        if msg_id is not None:  # a duplicate message id fails here, before the bulk inserts
+            s.execute(insert(InboxMessage).values(
+                game_id=gid, msg_id=msg_id, sender=sender, received_at=now,
+                command=encode(cmd.model_dump()), outcome="accepted", version=new.version,
+                first_seq=first, last_seq=last))
         self._append(s, gid, new, new.version, events, cmd, now, msg_id,
                      seq0=old.last_seq, phase=old.state.phase)
         self._sync_deadlines(s, gid, old.state, new)
