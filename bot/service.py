@@ -424,7 +424,7 @@ class Service:
     def advance(self, game_id: str, until: datetime) -> list[Outcome]:
         """Fire, in order, every deadline of the game due at or before `until`."""
         out: list[Outcome] = []
-        while True:
+        for _ in range(100_000):  # a bound, should a deadline ever come back forever
             loaded = self._load(game_id)
             dl = loaded.state.next_deadline()
             if dl is None or dl.due > until:
@@ -434,6 +434,7 @@ class Service:
             out.append(res)
             if res.status != "accepted" and res.version == loaded.version:
                 return out  # nothing moved: do not spin
+        raise RuntimeError(f"{game_id}: deadlines keep coming due at {until}")
 
     def due_games(self, now: datetime, game_ids: Iterable[str] | None = None) -> list[str]:
         with self.db.read() as s:
