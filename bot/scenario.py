@@ -176,13 +176,21 @@ class Scenario:
             raise ScenarioError(self.key_lines.get("seats", 1), "seats must be a list of roles")
         schedule = doc.get("schedule") or {}
         sline = self.key_lines.get("schedule", 1)
-        if not isinstance(schedule, dict) or set(schedule) - {"open", "close", "timezone"}:
-            raise ScenarioError(sline, "schedule takes open, close (HH:MM) and timezone")
+        keys = {"open", "close", "timezone", "day_minutes", "night_minutes"}
+        if not isinstance(schedule, dict) or set(schedule) - keys:
+            raise ScenarioError(sline, "schedule takes open, close (HH:MM), timezone, and for a "
+                                       "fast game day_minutes and night_minutes")
         try:
             open_t = time.fromisoformat(str(schedule.get("open", "09:00")))
             close_t = time.fromisoformat(str(schedule.get("close", "21:00")))
         except ValueError:
             raise ScenarioError(sline, "schedule times are HH:MM") from None
+        fast = {}
+        if "day_minutes" in schedule or "night_minutes" in schedule:
+            # Extension: a fast game, day 1 opening at `open` on calendar day 1.
+            fast = {"first_open": datetime.combine(START, open_t),
+                    "day_minutes": schedule.get("day_minutes"),
+                    "night_minutes": schedule.get("night_minutes")}
         options = doc.get("options") or {}
         if not isinstance(options, dict):
             raise ScenarioError(self.key_lines.get("options", 1), "options must be a mapping")
@@ -190,7 +198,8 @@ class Scenario:
         try:
             state, events = new_game(ruleset=ruleset, game_id=self.path.stem, seed=seed,
                                      start=START, roles=[str(r) for r in seats],
-                                     options=options, open_time=open_t, close_time=close_t)
+                                     options=options, open_time=open_t, close_time=close_t,
+                                     **fast)
         except OptionError as exc:
             raise ScenarioError(self.key_lines.get("options", 1), str(exc)) from None
         except ValueError as exc:

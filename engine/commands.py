@@ -83,6 +83,14 @@ class JudgeSetTime(_Cmd):
     at: datetime
 
 
+class JudgeExtend(_Cmd):
+    """Give one player until `at` for every deadline that player owes (issue 5)."""
+
+    kind: Literal["judge_extend"] = "judge_extend"
+    seat: int
+    at: datetime
+
+
 Command = Annotated[
     Act
     | Vote
@@ -93,6 +101,7 @@ Command = Annotated[
     | JudgeProxy
     | JudgeCard
     | JudgeWaiver
-    | JudgeSetTime,
+    | JudgeSetTime
+    | JudgeExtend,
     Field(discriminator="kind"),
 ]

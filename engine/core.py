@@ -17,6 +17,7 @@ from engine.commands import (
     Command,
     Handover,
     JudgeCard,
+    JudgeExtend,
     JudgeProxy,
     JudgeSetTime,
     JudgeWaiver,
@@ -27,13 +28,14 @@ from engine.commands import (
 )
 from engine.events import Audience, Event, Rejection
 from engine.model import Deadline, GameState, Night, Schedule, Seat, Slot, Submission, VotePost
-from engine.options import validate_options
+from engine.options import validate_options, witch_deadline
 from engine.ruleset import Ruleset, get_ruleset
 from engine.votes import ABSTAIN, Tally, tally
 
 _COMMAND = TypeAdapter(Command)
 
-MORNING = time(8, 0)
+# Deadline kinds whose owers get a DM reminder before they pass.
+REMINDED = {"setup", "night", "handover", "hunter", "day_close"}
 
 
 class Reject(Exception):
@@ -121,7 +123,7 @@ class Ctx:
         elif anchor == "close":
             base = sch.close_at(day)
         elif anchor == "morning":
-            base = datetime.combine(sch.close_at(day).date() + timedelta(days=1), MORNING)
+            base = datetime.combine(sch.close_at(day).date() + timedelta(days=1), time(0, 0))
         else:
             assert at is not None
             base = at
@@ -139,16 +141,47 @@ class Ctx:
             dl = dl.model_copy(update={"offset_min": 0})
         self.remove_deadline(ident)
         self.state.deadlines.append(dl)
+        self._add_reminder(dl)
         return dl
 
+    def _add_reminder(self, dl: Deadline) -> None:
+        """A DM reminder before every deadline that someone owes an action for."""
+        before = self.opt("reminders.before")
+        if not before or dl.kind not in REMINDED or (dl.kind != "day_close" and not dl.seats):
+            return
+        due = dl.due - timedelta(minutes=before)
+        if due <= self.now:
+            return
+        self.state.deadlines.append(Deadline(
+            id=f"remind:{dl.id}", kind="remind", day=dl.day, seats=list(dl.seats),
+            anchor="at", offset_min=before, due=due, parent=dl.id))
+
     def remove_deadline(self, ident: str) -> None:
-        self.state.deadlines = [d for d in self.state.deadlines if d.id != ident]
+        self.drop_deadlines(lambda d: d.id == ident)
+
+    def drop_deadlines(self, which: Any) -> None:
+        """Remove the deadlines `which(d)` selects, with their reminders."""
+        gone = {d.id for d in self.state.deadlines if which(d)}
+        self.state.deadlines = [d for d in self.state.deadlines
+                                if d.id not in gone and d.parent not in gone]
 
     def retime_deadlines(self) -> None:
         for i, dl in enumerate(self.state.deadlines):
             if dl.anchor != "at":
                 self.state.deadlines[i] = dl.model_copy(
                     update={"due": self.due(dl.anchor, dl.day, dl.offset_min)})
+        dues = {d.id: d.due for d in self.state.deadlines}
+        for i, dl in enumerate(self.state.deadlines):
+            if dl.parent in dues:
+                self.state.deadlines[i] = dl.model_copy(
+                    update={"due": dues[dl.parent] - timedelta(minutes=dl.offset_min)})
+
+    # deadline offsets (options) -------------------------------------------------
+    def night_deadline(self) -> tuple[str, int]:
+        return "close", self.opt("deadlines.night_action")
+
+    def witch_deadline(self) -> tuple[str, int]:
+        return witch_deadline(str(self.opt("deadlines.witch")))
 
     # night slots ---------------------------------------------------------
     def add_slot(self, key: str, seats: list[int], anchor: str, offset_min: int,
@@ -247,7 +280,8 @@ class Ctx:
             else:
                 state.handover_due = st.seat
                 if state.phase.startswith("D"):
-                    self.add_deadline("handover", day, "close", 30, [st.seat], key=str(day))
+                    self.add_deadline("handover", day, "close", self.opt("deadlines.after_exile"),
+                                      [st.seat], key=str(day))
                 elif self.opt_handover_night() == "close_plus_30":
                     self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
                 else:
@@ -280,7 +314,7 @@ class Ctx:
         if not held or held[0] != seat or self.state.handover_due != seat:
             return
         if self.state.seat(held[1]).alive:
-            self.state.deadlines = [d for d in self.state.deadlines if d.kind != "handover"]
+            self.drop_deadlines(lambda d: d.kind == "handover")
             self.set_sheriff(held[1], "handover")
 
     def red_card_successor(self) -> None:
@@ -368,7 +402,8 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
              roles: list[str] | None = None, players: int | None = None,
              options: dict[str, Any] | None = None, open_time: time = time(9, 0),
              close_time: time = time(21, 0), now: datetime | None = None,
-             ) -> tuple[GameState, list[Event]]:
+             first_open: datetime | None = None, day_minutes: int | None = None,
+             night_minutes: int | None = None) -> tuple[GameState, list[Event]]:
     """Create and start a game: deal (or take) roles, run setup, schedule day 1."""
     rs = get_ruleset(ruleset)
     opts = validate_options(rs.option_spec, options, rs.camps)
@@ -383,12 +418,19 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     if unknown:
         raise ValueError(f"unknown role(s) for {ruleset}: {', '.join(unknown)}; "
                          f"known: {', '.join(rs.roles)}")
-    if open_time >= close_time:
+    if first_open is None and open_time >= close_time:
         raise ValueError("the day must open before it closes")
+    if first_open is not None:
+        if not day_minutes or not night_minutes or day_minutes <= 0 or night_minutes <= 0:
+            raise ValueError("a fast game needs positive day and night lengths in minutes")
+        if witch_deadline(str(opts["deadlines.witch"]))[0] == "morning":
+            raise ValueError("in a fast game deadlines.witch must be a duration after close, "
+                             "e.g. 2min")
     state = GameState(
         game_id=game_id, ruleset=ruleset, options=opts, seed=seed, rng_counter=counter,
         seats=[Seat(seat=i + 1, role=r, camp="") for i, r in enumerate(roles)],
-        schedule=Schedule(start=start, open=open_time, close=close_time))
+        schedule=Schedule(start=start, open=open_time, close=close_time, first_open=first_open,
+                          day_minutes=day_minutes, night_minutes=night_minutes))
     ctx = Ctx(state, now or datetime.combine(start, time(0, 0)), rs)
     ctx.announce("GameCreated", players=len(roles), ruleset=ruleset,
                  commitment=rng.commitment(seed, roles))
@@ -450,6 +492,8 @@ def _dispatch(ctx: Ctx, cmd: Command) -> None:
         ctx.note("WaiverRecorded", seat=cmd.seat, waiver=cmd.waiver)
     elif isinstance(cmd, JudgeSetTime):
         _set_time(ctx, cmd)
+    elif isinstance(cmd, JudgeExtend):
+        _extend(ctx, cmd)
 
 
 # deadlines and phases --------------------------------------------------------
@@ -485,8 +529,62 @@ def _fire(ctx: Ctx, ident: str) -> None:
         _close_day(ctx, dl.day)
     elif dl.kind == "day_open":
         _open_day(ctx, dl.day)
+    elif dl.kind == "remind":
+        _remind(ctx, dl)
     else:
         ctx.rs.deadline(ctx, dl)
+
+
+def _owing(ctx: Ctx, dl: Deadline) -> list[int]:
+    """Who still owes an action for deadline `dl` (for reminders)."""
+    state = ctx.state
+    if dl.kind == "day_close":
+        return [s.seat for s in state.living() if not state.votes.get(s.seat)]
+    if dl.kind == "handover":
+        return [state.handover_due] if state.handover_due in dl.seats else []
+    if dl.kind == "night" and state.night is not None:
+        slot = next((s for s in state.night.slots.values() if s.deadline_id == dl.id), None)
+        if slot is None or slot.final or slot.expired:
+            return []
+        if slot.sub is not None and not (slot.prompted and not slot.answered_after_prompt):
+            return []
+        return [n for n in slot.seats if state.seat(n).alive]
+    if dl.kind == "setup":
+        return [n for n in dl.seats if state.seat(n).alive]
+    return list(dl.seats)
+
+
+def _remind(ctx: Ctx, dl: Deadline) -> None:
+    parent = ctx.state.deadline(dl.parent or "")
+    if parent is None:
+        return
+    owing = _owing(ctx, parent)
+    due = parent.due.strftime("%m-%d %H:%M")
+    for n in owing:
+        ctx.emit("Reminder", Audience.to(n), duty=parent.kind, due=due)
+    if owing:
+        ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
+
+
+def _extend(ctx: Ctx, cmd: JudgeExtend) -> None:
+    """The judge gives one player more time on every deadline that player owes."""
+    ctx.seat(cmd.seat)
+    if cmd.at <= ctx.now:
+        ctx.reject("time_in_past")
+    hits = [d for d in ctx.state.deadlines
+            if cmd.seat in d.seats and d.kind in ("setup", "night", "handover", "hunter")]
+    if not hits:
+        ctx.reject("nothing_to_extend", seat=cmd.seat)
+    for dl in hits:
+        if cmd.at <= dl.due:
+            ctx.reject("not_later", seat=cmd.seat)
+    ids = {d.id for d in hits}
+    ctx.state.deadlines = [d.model_copy(update={"anchor": "at", "offset_min": 0, "due": cmd.at})
+                           if d.id in ids else d for d in ctx.state.deadlines]
+    ctx.retime_deadlines()
+    at = cmd.at.strftime("%m-%d %H:%M")
+    ctx.emit("DeadlineExtended", Audience.to(cmd.seat), seat=cmd.seat, due=at)
+    ctx.note("DeadlineExtendedJudge", seat=cmd.seat, due=at, deadlines=sorted(ids))
 
 
 def _maybe_resolve(ctx: Ctx) -> None:
@@ -500,7 +598,7 @@ def _resolve(ctx: Ctx) -> None:
     night = ctx.state.night
     assert night is not None
     night.resolved = True
-    ctx.state.deadlines = [d for d in ctx.state.deadlines if d.kind != "night"]
+    ctx.drop_deadlines(lambda d: d.kind == "night")
     ctx.note("NightResolving", day=night.day)
     ctx.rs.resolve_night(ctx)
     ctx.check("phase")
@@ -642,7 +740,7 @@ def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) ->
             ctx.reject("no_vote_to_change")
         if any(p.change for p in posts):
             ctx.reject("change_used")
-        if ctx.now > close - timedelta(minutes=60):
+        if ctx.now > close - timedelta(minutes=ctx.opt("deadlines.change_freeze")):
             ctx.reject("change_last_hour")
         posts.append(VotePost(at=ctx.now, target=target, change=True, by_judge=by_judge))
     elif mode == "correct":
@@ -656,7 +754,8 @@ def _proxy(ctx: Ctx, cmd: JudgeProxy) -> None:
     state = ctx.state
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
-    if ctx.now > state.schedule.close_at(state.day) - timedelta(minutes=30):
+    if ctx.now > state.schedule.close_at(state.day) - timedelta(
+            minutes=ctx.opt("deadlines.proxy_cutoff")):
         ctx.reject("proxy_too_late")
     mode = "change" if state.votes.get(cmd.seat) else "vote"
     _vote(ctx, cmd.seat, mode, cmd.target, by_judge=True)
@@ -672,7 +771,7 @@ def _handover(ctx: Ctx, cmd: Handover) -> None:
         state.data["held_handover"] = [cmd.seat, target]
         ctx.tell(cmd.seat, "HandoverHeld", target=target)
         return
-    ctx.state.deadlines = [d for d in state.deadlines if d.kind != "handover"]
+    ctx.drop_deadlines(lambda d: d.kind == "handover")
     ctx.set_sheriff(target, "handover")
 
 

@@ -32,21 +32,40 @@ class Seat(BaseModel):
 
 
 class Schedule(BaseModel):
-    """Day d opens at `open` and closes at `close` on calendar day d (day 1 = `start`)."""
+    """Day d opens at `open` and closes at `close` on calendar day d (day 1 = `start`).
+
+    A fast game (a live evening session) runs in cycles instead: day 1 opens at `first_open`,
+    each day lasts `day_minutes` and each night `night_minutes`. The judge's overrides (P-TIME-2)
+    win over both. Times are wall-clock times in the game's time zone, which the bot keeps.
+    """
 
     start: date
     open: time = time(9, 0)
     close: time = time(21, 0)
+    first_open: datetime | None = None
+    day_minutes: int | None = None
+    night_minutes: int | None = None
     opens: dict[int, datetime] = Field(default_factory=dict)  # judge overrides (P-TIME-2)
     closes: dict[int, datetime] = Field(default_factory=dict)
 
+    @property
+    def cyclic(self) -> bool:
+        return self.first_open is not None
+
     def open_at(self, day: int) -> datetime:
-        return self.opens.get(day) or datetime.combine(self.start + timedelta(days=day - 1),
-                                                       self.open)
+        if day in self.opens:
+            return self.opens[day]
+        if self.first_open is not None:
+            cycle = (self.day_minutes or 0) + (self.night_minutes or 0)
+            return self.first_open + timedelta(minutes=cycle * (day - 1))
+        return datetime.combine(self.start + timedelta(days=day - 1), self.open)
 
     def close_at(self, day: int) -> datetime:
-        return self.closes.get(day) or datetime.combine(self.start + timedelta(days=day - 1),
-                                                        self.close)
+        if day in self.closes:
+            return self.closes[day]
+        if self.first_open is not None:
+            return self.open_at(day) + timedelta(minutes=self.day_minutes or 0)
+        return datetime.combine(self.start + timedelta(days=day - 1), self.close)
 
 
 class Deadline(BaseModel):
@@ -57,13 +76,14 @@ class Deadline(BaseModel):
     day: int
     seats: list[int] = Field(default_factory=list)
     anchor: Literal["open", "close", "morning", "at"]
-    offset_min: int = 0
+    offset_min: int = 0  # "morning": minutes after midnight of the day after day `day` closes
     due: datetime
+    parent: str | None = None  # a reminder's deadline: due `offset_min` minutes before it
 
 
 # Same-time deadlines fire in this order (night actions, duties, then the phase change).
 # A hunter shoots before the sheriff hands over (A-HUNTER-3).
-DEADLINE_ORDER = {"setup": 0, "night": 1, "hunter": 3, "handover": 4, "lastwords": 5,
+DEADLINE_ORDER = {"remind": -1, "setup": 0, "night": 1, "hunter": 3, "handover": 4, "lastwords": 5,
                   "day_close": 6, "day_open": 6}
 
 

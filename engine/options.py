@@ -57,7 +57,22 @@ COMMON_OPTIONS: OptionSpec = {
     "votes.self_vote": (bool, True),
     # Not in RULES.md §5: whether `judge notice` also waives the yellow card for not voting.
     "votes.notice_waives_yellow": (bool, False),
+    # Deadline offsets (RULES.md §4.2, P-DL-6, P-VOTE-6/10); shorter ones make a fast game.
+    "deadlines.night_action": (Duration, "90min"),  # killers, seer, wolf head, derivatives
+    "deadlines.witch": (str, "08:00"),  # HH:MM the next morning, or a duration after close
+    "deadlines.after_exile": (Duration, "30min"),  # sheriff handover, hunter shot
+    "deadlines.proxy_cutoff": (Duration, "30min"),  # judge proxy votes until close minus this
+    "deadlines.change_freeze": (Duration, "60min"),  # no vote change in the last …
+    "reminders.before": (Duration, "30min"),  # DM reminder this long before a deadline; 0 = off
 }
+
+
+def witch_deadline(value: str) -> tuple[str, int]:
+    """("morning", minutes after midnight) for HH:MM, ("close", minutes) for a duration."""
+    m = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
+    if m and int(m.group(1)) < 24 and int(m.group(2)) < 60:
+        return "morning", int(m.group(1)) * 60 + int(m.group(2))
+    return "close", _duration_minutes(value)
 
 
 def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
@@ -78,6 +93,11 @@ def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
     for key, (typ, _) in spec.items():
         if typ is Duration and not isinstance(result[key], int):
             result[key] = _duration_minutes(result[key])
+    try:
+        witch_deadline(str(result["deadlines.witch"]))
+    except ValueError:
+        raise OptionError(f"bad value {result['deadlines.witch']!r} for option 'deadlines.witch': "
+                          "a time like 08:00 or a duration like 2h") from None
     if result.get("cards.yellow_to_red", 0) < 0:
         raise OptionError("cards.yellow_to_red must be 0 (never) or a positive number")
     allowed = {"judge_ruling", "last_event_reverted", *camps}

@@ -208,30 +208,32 @@ class Anomaly(Ruleset):
                      and s.holds("infect")), None)
         if head is not None:
             able.append(head.seat)
-            ctx.add_slot("head", [head.seat], "close", 90, yellow=self.procedures_apply(ctx))
+            ctx.add_slot("head", [head.seat], *ctx.night_deadline(),
+                         yellow=self.procedures_apply(ctx))
             ctx.tell(head.seat, "NightPrompt", skill="head",
                      complete=_stage(head) == "complete")
         for st in state.living():
             if st.camp == ANOMALY and _overload_usable(ctx, st, n):
                 able.append(st.seat)
-                ctx.add_slot(f"overload:{st.seat}", [st.seat], "close", 90, yellow=False)
+                ctx.add_slot(f"overload:{st.seat}", [st.seat], *ctx.night_deadline(),
+                             yellow=False)
                 ctx.tell(st.seat, "NightPrompt", skill="overload")
         state.data["able_at_open"][str(n)] = able
         witch = next((s for s in state.living() if s.role == "witch" and s.camp == NORMAL), None)
         acts = witch is not None and (_can_purify(ctx, witch) or _can_format(witch))
         night.data["tongling"] = witch.seat if acts and witch.holds("tongling") and _stage(
             witch) in ctx.opt("anomaly.witch_tongling_stages") else None
-        for role, skill, key, anchor, yellow in (
-                ("seer", "see", "see", "close", True),
-                ("guard", "firewall", "guard", "close", False),
-                ("witch", None, "witch", "morning", True)):
+        for role, skill, key, (anchor, offset), yellow in (
+                ("seer", "see", "see", ctx.night_deadline(), True),
+                ("guard", "firewall", "guard", ctx.night_deadline(), False),
+                ("witch", None, "witch", ctx.witch_deadline(), True)):
             actor = next((s for s in state.living() if s.role == role and s.camp == NORMAL), None)
             if actor is None:
                 continue
             usable = (_can_purify(ctx, actor) or _can_format(actor)) if role == "witch" \
                 else actor.holds(skill)
             if usable:
-                ctx.add_slot(key, [actor.seat], anchor, 90 if anchor == "close" else 0,
+                ctx.add_slot(key, [actor.seat], anchor, offset,
                              yellow=yellow and self.procedures_apply(ctx))
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if head is None:
@@ -361,7 +363,8 @@ def _hunter_due(ctx: Ctx, st: Seat) -> None:
     day = max(state.day, 1)
     st.statuses["shot_due"] = True
     if state.phase.startswith("D"):
-        ctx.add_deadline("hunter", day, "close", 30, [st.seat], key=str(st.seat))
+        ctx.add_deadline("hunter", day, "close", ctx.opt("deadlines.after_exile"), [st.seat],
+                         key=str(st.seat))
     else:
         ctx.add_deadline("hunter", day + 1, "open", 0, [st.seat], key=str(st.seat))
     ctx.emit("HunterDue", Audience.to(st.seat))

@@ -131,13 +131,13 @@ class Classic(Ruleset):
                       if s.role == "witch" and (s.holds("antidote") or s.holds("poison"))), None)
         night.data["tongling"] = witch.seat if witch and witch.holds("tongling") else None
         if killers:
-            ctx.add_slot("kill", killers, "close", 90, yellow=True)
+            ctx.add_slot("kill", killers, *ctx.night_deadline(), yellow=True)
             _tell_killers(ctx, "NightPrompt", skill="kill")
-        for role, skill, key, anchor, offset, yellow in (
-                ("seer", "see", "see", "close", 90, True),
-                ("guard", "guard", "guard", "close", ctx.opt("classic.guard_deadline"),
+        for role, skill, key, (anchor, offset), yellow in (
+                ("seer", "see", "see", ctx.night_deadline(), True),
+                ("guard", "guard", "guard", ("close", ctx.opt("classic.guard_deadline")),
                  ctx.opt("classic.guard_yellow")),
-                ("witch", None, "witch", "morning", 0, True)):
+                ("witch", None, "witch", ctx.witch_deadline(), True)):
             actor = witch if role == "witch" else next(
                 (s for s in state.living() if s.role == role and s.holds(skill)), None)
             if actor is not None:

@@ -1,0 +1,117 @@
+"""Deadline offsets as options, reminders, per-player extensions and fast games (P-DL-*)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from bot.scenario import Game
+from engine import new_game
+from engine.commands import Act, JudgeExtend, Vote
+from engine.options import OptionError
+
+CL = ["wolf", "wolf", "wolf", "seer", "witch", "guard", "cupid", "villager", "villager",
+      "villager", "villager", "villager"]
+DAY1 = date(2026, 1, 1)
+
+
+def at(day: int, h: int, m: int = 0) -> datetime:
+    return datetime(2026, 1, day, h, m)
+
+
+def game(**kw: object) -> Game:
+    state, events = new_game(ruleset="classic", game_id="g", seed="s", start=DAY1, roles=CL, **kw)
+    g = Game(state=state, now=datetime(2026, 1, 1), ruleset="classic")
+    g.record(events)
+    assert g.send(Act(seat=7, skill="link", targets=(8, 9))) is None
+    return g
+
+
+def to_night_1(g: Game) -> None:
+    g.advance(at(1, 10))
+    for seat in range(1, 13):
+        assert g.send(Vote(seat=seat, mode="vote", target=None if seat == 10 else 10)) is None
+    g.advance(at(1, 21))
+
+
+def of_type(g: Game, type_: str) -> list:
+    return [e for e in g.log if e.type == type_]
+
+
+def test_p_dl_2_reminder_goes_to_the_owing_seer_only_and_the_judge_gets_a_summary() -> None:
+    g = game()
+    to_night_1(g)
+    assert g.send(Act(seat=1, skill="kill", targets=(11,))) is None
+    g.advance(at(1, 22, 0))  # reminders.before = 30 min before the 22:30 deadlines
+    reminders = [e for e in of_type(g, "Reminder") if e.data["duty"] == "night"]
+    told = sorted(s for e in reminders for s in e.audience.seats)
+    assert told == [4, 6]  # seer and guard owe; the killers answered; the witch's is at 08:00
+    assert all(not e.audience.public and len(e.audience.seats) == 1 for e in reminders)
+    summary = [e for e in of_type(g, "LateSummary") if e.data["duty"] == "night"]
+    assert summary and not summary[-1].audience.seats and not summary[-1].audience.public
+
+
+def test_p_vote_9_vote_reminder_at_close_minus_30_to_non_voters() -> None:
+    g = game()
+    g.advance(at(1, 10))
+    for seat in range(1, 11):
+        g.send(Vote(seat=seat, mode="vote", target=None))
+    g.advance(at(1, 20, 30))
+    told = sorted(s for e in of_type(g, "Reminder") for s in e.audience.seats)
+    assert told == [11, 12]
+
+
+def test_no_reminders_when_off() -> None:
+    g = game(options={"reminders.before": 0})
+    to_night_1(g)
+    g.advance(at(2, 9))
+    assert not of_type(g, "Reminder")
+
+
+def test_judge_extends_one_players_deadline() -> None:
+    g = game()
+    to_night_1(g)
+    assert g.send(JudgeExtend(seat=4, at=at(1, 23, 30))) is None
+    g.advance(at(1, 23, 0))
+    assert g.state.seat(4).yellow == 0  # the seer's deadline no longer passes at 22:30
+    g.advance(at(1, 23, 30))
+    assert g.state.seat(4).yellow == 1
+    assert g.state.seat(1).yellow == 1  # the killers' own deadline stayed at 22:30
+
+
+def test_extension_must_be_later_and_owed() -> None:
+    g = game()
+    to_night_1(g)
+    assert g.send(JudgeExtend(seat=4, at=at(1, 22, 0))) is not None
+    assert g.send(JudgeExtend(seat=8, at=at(1, 23, 0))) is not None  # 8 owes nothing tonight
+
+
+def test_deadline_offsets_are_options() -> None:
+    g = game(options={"deadlines.night_action": "30min", "deadlines.witch": "2h"})
+    to_night_1(g)
+    dues = {d.id: d.due for d in g.state.deadlines if d.kind == "night"}
+    assert dues["night:1:kill"] == at(1, 21, 30)
+    assert dues["night:1:see"] == at(1, 21, 30)
+    assert dues["night:1:witch"] == at(1, 23, 0)
+
+
+def test_bad_witch_deadline() -> None:
+    with pytest.raises(OptionError, match="deadlines.witch"):
+        new_game(ruleset="classic", game_id="g", seed="s", start=DAY1, roles=CL,
+                 options={"deadlines.witch": "soon"})
+
+
+def test_fast_game_cycles_and_needs_a_relative_witch_deadline() -> None:
+    with pytest.raises(ValueError, match="fast game"):
+        new_game(ruleset="classic", game_id="g", seed="s", start=DAY1, roles=CL,
+                 first_open=at(1, 19), day_minutes=5, night_minutes=3)
+    state, _ = new_game(ruleset="classic", game_id="g", seed="s", start=DAY1, roles=CL,
+                        first_open=at(1, 19), day_minutes=5, night_minutes=3,
+                        options={"deadlines.witch": "2min", "deadlines.night_action": "1min",
+                                 "classic.guard_deadline": "1min", "reminders.before": 0})
+    assert state.schedule.open_at(3) == at(1, 19, 16)
+    assert state.schedule.close_at(3) == at(1, 19, 21)
+    g = Game(state=state, now=datetime(2026, 1, 1), ruleset="classic")
+    g.advance(at(1, 21))  # two hours of nobody acting: cards and exiles end the game
+    assert g.state.winner is not None
