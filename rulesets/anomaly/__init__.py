@@ -198,8 +198,9 @@ class Anomaly(Ruleset):
         night = state.night
         assert night is not None
         n = night.day
-        night.data["stages"] = {s.seat: _stage(s) for s in state.seats if _stage(s)}
-        night.data["snapshot"] = {s.seat: {"camp": s.camp, "role": s.role,
+        # String keys: the state must survive a JSON round trip unchanged.
+        night.data["stages"] = {str(s.seat): _stage(s) for s in state.seats if _stage(s)}
+        night.data["snapshot"] = {str(s.seat): {"camp": s.camp, "role": s.role,
                                            "derivative": _is_derivative(s),
                                            "class": s.statuses.get("class")}
                                   for s in state.seats}
@@ -428,7 +429,7 @@ def _act_infect(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
     if target == st.seat:
         ctx.reject("no_self_infect")
     mode = cmd.options.get("mode")
-    stage = ctx.state.night.data["stages"].get(st.seat)
+    stage = ctx.state.night.data["stages"].get(str(st.seat))
     if stage == "complete" and mode not in (1, 2):
         ctx.reject("infect_mode_required")
     if stage != "complete" and mode is not None:
@@ -491,9 +492,9 @@ def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> No
 def _seer_label(ctx: Ctx, seer: Seat, target: int) -> str:
     night = ctx.state.night
     assert night is not None
-    stage = night.data["stages"].get(seer.seat, "growth")
+    stage = night.data["stages"].get(str(seer.seat), "growth")
     if ctx.opt("anomaly.seer_snapshot") == "night_open":
-        snap = night.data["snapshot"][target]
+        snap = night.data["snapshot"][str(target)]
     else:
         tst = ctx.state.seat(target)
         snap = {"camp": tst.camp, "role": tst.role, "derivative": _is_derivative(tst),
@@ -531,7 +532,7 @@ def _act_purify(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
 
 
 def _act_format(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
-    if ctx.state.night.data["stages"].get(st.seat) != "complete":
+    if ctx.state.night.data["stages"].get(str(st.seat)) != "complete":
         ctx.reject("skill_not_at_stage")
     if not st.holds("format"):
         ctx.reject("skill_lost")

@@ -277,6 +277,12 @@ class Classic(Ruleset):
         for st in state.seats:  # C-WOLF-3
             if st.camp == WOLVES and st.role == "wolf" and st.holds("kill"):
                 st.skills["kill"] = "lost"
+        night = state.night
+        if night and not night.resolved and "kill" in night.slots and any(
+                state.seat(n).camp == WOLVES for n in night.slots["kill"].seats):
+            # Lost during collection (a surrender): tonight's kill is gone with the skill.
+            ctx.remove_deadline(night.slots.pop("kill").deadline_id)
+            _deliver_tongling(ctx)
         if BL in state.camps_on_field and BL not in state.camps_lost:  # C-LOVER-5
             lovers = [s for s in state.seats if s.camp == BL and s.lover_of]
             for st in lovers:
@@ -345,6 +351,7 @@ def _link(ctx: Ctx, cupid: Seat, a: int, b: int, *, random: bool) -> None:
         ctx.tell(cupid.seat, "YourCamp", camp=camp)
     _refresh_field(state)
     _form_groups(ctx)
+    ctx.check("atomic")  # the link moved characters between camps
 
 
 def _form_groups(ctx: Ctx) -> None:
