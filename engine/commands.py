@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -83,6 +83,14 @@ class JudgeSetTime(_Cmd):
     at: datetime
 
 
+class JudgeSetSchedule(_Cmd):
+    """Change the daily open and close times from the next day that has not opened yet on."""
+
+    kind: Literal["judge_set_schedule"] = "judge_set_schedule"
+    open: time
+    close: time
+
+
 class JudgeExtend(_Cmd):
     """Give one player until `at` for every deadline that player owes (issue 5)."""
 
@@ -102,6 +110,7 @@ Command = Annotated[
     | JudgeCard
     | JudgeWaiver
     | JudgeSetTime
-    | JudgeExtend,
+    | JudgeExtend
+    | JudgeSetSchedule,
     Field(discriminator="kind"),
 ]

@@ -19,6 +19,7 @@ from engine.commands import (
     JudgeCard,
     JudgeExtend,
     JudgeProxy,
+    JudgeSetSchedule,
     JudgeSetTime,
     JudgeWaiver,
     LastWords,
@@ -494,6 +495,8 @@ def _dispatch(ctx: Ctx, cmd: Command) -> None:
         _set_time(ctx, cmd)
     elif isinstance(cmd, JudgeExtend):
         _extend(ctx, cmd)
+    elif isinstance(cmd, JudgeSetSchedule):
+        _set_schedule(ctx, cmd)
 
 
 # deadlines and phases --------------------------------------------------------
@@ -699,6 +702,27 @@ def _set_time(ctx: Ctx, cmd: JudgeSetTime) -> None:
         state.schedule.opens[day] = cmd.at
     ctx.retime_deadlines()
     ctx.announce("TimeChanged", which=cmd.which, day=day, at=cmd.at.isoformat(sep=" "))
+
+
+def _set_schedule(ctx: Ctx, cmd: JudgeSetSchedule) -> None:
+    """New daily times for every day that has not opened yet; days already running keep theirs,
+    and so do the judge's one-off moves (P-TIME-2)."""
+    state = ctx.state
+    sch = state.schedule
+    if sch.cyclic:
+        ctx.reject("fast_game_schedule")
+    if cmd.open >= cmd.close:
+        ctx.reject("close_before_open")
+    first_new = state.day + 1
+    for day in range(1, first_new):  # freeze the days that have opened
+        sch.opens.setdefault(day, sch.open_at(day))
+        sch.closes.setdefault(day, sch.close_at(day))
+    sch.open, sch.close = cmd.open, cmd.close
+    if sch.open_at(first_new) <= ctx.now:
+        ctx.reject("time_in_past")
+    ctx.retime_deadlines()
+    ctx.announce("ScheduleChanged", open=cmd.open.strftime("%H:%M"),
+                 close=cmd.close.strftime("%H:%M"), day=first_new)
 
 
 # player commands ---------------------------------------------------------------

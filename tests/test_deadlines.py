@@ -115,3 +115,18 @@ def test_fast_game_cycles_and_needs_a_relative_witch_deadline() -> None:
     g = Game(state=state, now=datetime(2026, 1, 1), ruleset="classic")
     g.advance(at(1, 21))  # two hours of nobody acting: cards and exiles end the game
     assert g.state.winner is not None
+
+
+def test_p_time_2_judge_changes_daily_times_from_the_next_day() -> None:
+    from datetime import time
+
+    from engine.commands import JudgeSetSchedule
+
+    g = game()
+    g.advance(at(1, 12))
+    assert g.send(JudgeSetSchedule(open=time(10, 0), close=time(22, 0))) is None
+    assert g.state.schedule.close_at(1) == at(1, 21)  # today keeps its close
+    assert g.state.schedule.open_at(2) == at(2, 10)
+    assert g.state.schedule.close_at(2) == at(2, 22)
+    assert g.state.deadline("day_open:2") is None  # created at tonight's close, from the new time
+    assert g.send(JudgeSetSchedule(open=time(22, 0), close=time(10, 0))) is not None
