@@ -195,6 +195,15 @@ class Ctx:
         night.slots[key] = slot
         return slot
 
+    def open_slots(self, seat: int) -> list[Slot]:
+        """The night slots `seat` may still answer (for a `pass`); refuses if there are none."""
+        night = self.state.night
+        slots = [s for s in (night.slots.values() if night else [])
+                 if seat in s.seats and not s.final and not s.expired]
+        if not slots:
+            self.reject("nothing_to_pass")
+        return slots
+
     def submit(self, slot: Slot, cmd: Act, targets: list[int | None]) -> None:
         if slot.final:
             self.reject("action_final")

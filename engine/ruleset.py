@@ -56,10 +56,42 @@ class Ruleset:
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         """A night slot reached its deadline."""
 
+    # The slot whose choice the witch's 通灵 reports (G-RES-6 (a)); None: no 通灵 in the ruleset.
+    reported_slot: str | None = None
+
+    def reported_target(self, ctx: Ctx) -> int | None:
+        """The target 通灵 reports, from the reported slot's submission."""
+        return None
+
     def ready(self, ctx: Ctx) -> bool:
-        """Whether the night may resolve before its last deadline (G-RES-6)."""
-        return all(sl.final or sl.expired or sl.sub is not None
-                   for sl in ctx.state.night.slots.values())
+        """Whether the night may resolve before its last deadline (G-RES-6 (a)-(c))."""
+        night = ctx.state.night
+        assert night is not None
+        tongling = night.data.get("tongling")
+        for key, slot in night.slots.items():
+            if slot.expired or not any(ctx.state.seat(n).alive for n in slot.seats):
+                continue
+            if key == self.reported_slot and tongling:
+                done = slot.final  # (a) locked or past its deadline
+            elif key == "witch" and tongling:
+                done = slot.answered_after_prompt  # (b) answered after 通灵
+            else:
+                done = slot.sub is not None or slot.final  # (c)
+            if not done:
+                return False
+        return True
+
+    def deliver_tongling(self, ctx: Ctx) -> None:
+        """Once the reported choice is final, the witch holding 通灵 tonight is told it."""
+        night = ctx.state.night
+        assert night is not None
+        witch = night.data.get("tongling")
+        slot = night.slots.get("witch")
+        if witch is None or slot is None or slot.prompted:
+            return
+        slot.prompted = True
+        ctx.tell(witch, "Tongling", target=self.reported_target(ctx),
+                 answered=slot.sub is not None)
 
     def resolve_night(self, ctx: Ctx) -> None:
         raise NotImplementedError

@@ -85,6 +85,11 @@ class Anomaly(Ruleset):
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
     option_spec = ANOMALY_OPTIONS
+    reported_slot = "head"
+
+    def reported_target(self, ctx: Ctx) -> int | None:
+        head = ctx.state.night.slots.get("head")
+        return head.sub.options.get("infect") if head and head.sub else None
 
     def preset(self, players: int, options: dict) -> list[str]:
         villagers = players - len(DATA["base"])
@@ -238,32 +243,15 @@ class Anomaly(Ruleset):
                              yellow=yellow and self.procedures_apply(ctx))
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if head is None:
-            _deliver_tongling(ctx)
+            ctx.rs.deliver_tongling(ctx)
 
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         if slot.key == "head":
             slot.final = True
-            _deliver_tongling(ctx)
+            ctx.rs.deliver_tongling(ctx)
         if slot.sub is None:
             for n in slot.seats:
                 ctx.missed(n, slot.key.split(":")[0], slot.yellow)
-
-    def ready(self, ctx: Ctx) -> bool:
-        night = ctx.state.night
-        assert night is not None
-        tongling = night.data.get("tongling")
-        for key, slot in night.slots.items():
-            if slot.expired or not any(ctx.state.seat(n).alive for n in slot.seats):
-                continue
-            if key == "head" and tongling:
-                done = slot.final
-            elif key == "witch" and tongling:
-                done = slot.answered_after_prompt
-            else:
-                done = slot.sub is not None or slot.final
-            if not done:
-                return False
-        return True
 
     def resolve_night(self, ctx: Ctx) -> None:
         _Pipeline(ctx).run()
@@ -296,7 +284,7 @@ class Anomaly(Ruleset):
         ctx.tell([s.seat for s in ctx.state.members(camp)], "CampLostNotice", camp=camp)
 
 
-register(Anomaly())
+RULESET = register(Anomaly())
 
 
 # ---------------------------------------------------------------------------
@@ -403,19 +391,6 @@ def _slot_key(skill: str, seat: int) -> str:
             "see": "see", "firewall": "guard", "purify": "witch", "format": "witch"}[skill]
 
 
-def _deliver_tongling(ctx: Ctx) -> None:
-    night = ctx.state.night
-    assert night is not None
-    witch = night.data.get("tongling")
-    slot = night.slots.get("witch")
-    if witch is None or slot is None or slot.prompted:
-        return
-    head = night.slots.get("head")
-    infect = head.sub.options.get("infect") if head and head.sub else None
-    slot.prompted = True
-    ctx.tell(witch, "Tongling", target=infect, answered=slot.sub is not None)
-
-
 def _merge(ctx: Ctx, slot: Slot, cmd: Act, **update: Any) -> None:
     """The wolf head's night submission is one record: 感染 target/mode and 血睿 target."""
     old = dict(slot.sub.options) if slot.sub else {}
@@ -465,7 +440,7 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
         ctx.reject("action_final")
     slot.final = True
     ctx.tell(st.seat, "HeadLocked")
-    _deliver_tongling(ctx)
+    ctx.rs.deliver_tongling(ctx)
 
 
 def _act_overload(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
@@ -544,13 +519,7 @@ def _act_format(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
 
 
 def _act_pass(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    night = ctx.state.night
-    assert night is not None
-    slots = [s for s in night.slots.values()
-             if st.seat in s.seats and not s.final and not s.expired]
-    if not slots:
-        ctx.reject("nothing_to_pass")
-    for slot in slots:
+    for slot in ctx.open_slots(st.seat):
         ctx.submit(slot, cmd, [])
         ctx.tell(st.seat, "ActionRecorded", skill="pass", target=None)
 

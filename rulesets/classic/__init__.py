@@ -57,6 +57,11 @@ class Classic(Ruleset):
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
     option_spec = CLASSIC_OPTIONS
+    reported_slot = "kill"
+
+    def reported_target(self, ctx: Ctx) -> int | None:
+        kill = ctx.state.night.slots.get("kill")
+        return kill.sub.targets[0] if kill and kill.sub and kill.sub.targets else None
 
     def preset(self, players: int, options: dict) -> list[str]:
         presets = DATA["presets"]
@@ -144,7 +149,7 @@ class Classic(Ruleset):
                 ctx.add_slot(key, [actor.seat], anchor, offset, yellow=yellow)
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if not killers:
-            _deliver_tongling(ctx)
+            ctx.rs.deliver_tongling(ctx)
 
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         if slot.key == "kill":
@@ -154,27 +159,10 @@ class Classic(Ruleset):
                 for n in slot.seats:
                     if ctx.state.seat(n).alive:
                         ctx.missed(n, "kill", True)
-            _deliver_tongling(ctx)
+            ctx.rs.deliver_tongling(ctx)
         elif slot.sub is None:
             for n in slot.seats:
                 ctx.missed(n, slot.key, slot.yellow)
-
-    def ready(self, ctx: Ctx) -> bool:
-        night = ctx.state.night
-        assert night is not None
-        tongling = night.data.get("tongling")
-        for key, slot in night.slots.items():
-            if slot.expired or not any(ctx.state.seat(n).alive for n in slot.seats):
-                continue
-            if key == "kill" and tongling:
-                done = slot.final
-            elif key == "witch" and tongling:
-                done = slot.answered_after_prompt
-            else:
-                done = slot.sub is not None or slot.final
-            if not done:
-                return False
-        return True
 
     def resolve_night(self, ctx: Ctx) -> None:
         """C-NIGHT-4 kill resolution, C-NIGHT-5 poison resolution (RULES.md §2.3)."""
@@ -282,7 +270,7 @@ class Classic(Ruleset):
                 state.seat(n).camp == WOLVES for n in night.slots["kill"].seats):
             # Lost during collection (a surrender): tonight's kill is gone with the skill.
             ctx.remove_deadline(night.slots.pop("kill").deadline_id)
-            _deliver_tongling(ctx)
+            ctx.rs.deliver_tongling(ctx)
         if BL in state.camps_on_field and BL not in state.camps_lost:  # C-LOVER-5
             lovers = [s for s in state.seats if s.camp == BL and s.lover_of]
             for st in lovers:
@@ -291,7 +279,7 @@ class Classic(Ruleset):
                      lovers=[s.seat for s in lovers])
 
 
-register_classic = register(Classic())
+RULESET = register(Classic())
 
 
 # ---------------------------------------------------------------------------
@@ -388,20 +376,6 @@ def _tell_killers(ctx: Ctx, type_: str, **data: object) -> None:
     ctx.emit(type_, Audience(seats=tuple(seats), group=night.data.get("kill_group")), **data)
 
 
-def _deliver_tongling(ctx: Ctx) -> None:
-    """C-WITCH-1: once the killers' choice is final, the witch holding 通灵 is told it."""
-    night = ctx.state.night
-    assert night is not None
-    witch = night.data.get("tongling")
-    slot = night.slots.get("witch")
-    if witch is None or slot is None or slot.prompted:
-        return
-    kill = night.slots.get("kill")
-    target = kill.sub.targets[0] if kill and kill.sub and kill.sub.targets else None
-    slot.prompted = True
-    ctx.tell(witch, "Tongling", target=target, answered=slot.sub is not None)
-
-
 def _ack(ctx: Ctx, st: Seat, cmd: Act, target: int | None, final: bool = False) -> None:
     ctx.tell(st.seat, "ActionRecorded", skill=cmd.skill, target=target, final=final)
 
@@ -420,7 +394,7 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
     slot.final = True
     _tell_killers(ctx, "KillLocked", by=st.seat,
                   target=slot.sub.targets[0] if slot.sub.targets else None)
-    _deliver_tongling(ctx)
+    ctx.rs.deliver_tongling(ctx)
 
 
 def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
@@ -482,13 +456,7 @@ def _act_poison(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
 
 
 def _act_pass(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    night = ctx.state.night
-    assert night is not None
-    slots = [s for s in night.slots.values()
-             if st.seat in s.seats and not s.final and not s.expired]
-    if not slots:
-        ctx.reject("nothing_to_pass")
-    for slot in slots:
+    for slot in ctx.open_slots(st.seat):
         ctx.submit(slot, cmd, [])
         if slot.key == "kill":
             _tell_killers(ctx, "KillRecorded", by=st.seat, target=None)
