@@ -13,6 +13,7 @@ A message id seen before is not applied again: the original outcome is returned.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from bot.gametime import DEFAULT_TIME_ZONE, zone
 from bot.render import messages_for, render_event, render_rejection
 from bot.store.codec import decode, encode
 from bot.store.db import Database
@@ -44,6 +46,7 @@ from engine.events import Event, Rejection
 from engine.model import Deadline, GameState
 
 COMMAND = TypeAdapter(Command)
+log = logging.getLogger(__name__)
 MAX_TRIES = 100  # optimistic retries of one command before giving up
 
 Status = Literal["accepted", "rejected", "noop"]
@@ -133,6 +136,15 @@ class Service:
         self.db = db if isinstance(db, Database) else Database(db)
         # Test seam: runs after the engine decided and before the write transaction opens.
         self.before_write: Callable[[], None] | None = None
+        # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
+        self.on_commit: list[Callable[[str], None]] = []
+
+    def _committed(self, game_id: str) -> None:
+        for hook in list(self.on_commit):
+            try:
+                hook(game_id)
+            except Exception:  # the command is committed; a hook must not make it look failed
+                log.exception("on_commit hook failed for game %s", game_id)
 
     def close(self) -> None:
         self.db.dispose()
@@ -144,15 +156,23 @@ class Service:
                     close_time: time = time(21, 0), now: datetime | None = None,
                     bindings: Mapping[int, tuple[str | None, str | None]] | None = None,
                     rooms: Mapping[str, str] | None = None, judge_contact: str | None = None,
-                    host: str | None = None) -> Outcome:
+                    host: str | None = None, first_open: datetime | None = None,
+                    day_minutes: int | None = None, night_minutes: int | None = None,
+                    time_zone: str = DEFAULT_TIME_ZONE) -> Outcome:
         """Deal and start a game. `bindings`: seat -> (WeChat contact id, forum account);
-        `rooms`: "public" or a group name -> room id. Creating the same game (same parameters)
-        again returns the first outcome, marked duplicate."""
+        `rooms`: "public" or a group name -> room id. `first_open`, `day_minutes`,
+        `night_minutes`: a fast game (engine.model.Schedule). `time_zone`: the IANA zone of the
+        game's wall clock (all the game's times are wall-clock times in it). Creating the same
+        game (same parameters) again returns the first outcome, marked duplicate."""
+        zone(time_zone)  # a ValueError for an unknown zone, before anything is written
         params: dict[str, Any] = {
             "ruleset": ruleset, "game_id": game_id, "seed": seed, "start": start,
             "roles": list(roles) if roles is not None else None, "players": players,
             "options": dict(options or {}), "open_time": open_time, "close_time": close_time,
             "now": now or datetime.combine(start, time(0, 0))}
+        if first_open is not None:  # only then: the params of a daily game stay as they were
+            params.update(first_open=first_open, day_minutes=day_minutes,
+                          night_minutes=night_minutes)
         state, events = new_game(**params)
         created = next(e for e in events if e.type == "GameCreated")
         try:
@@ -162,7 +182,8 @@ class Service:
                     raise GameExists(game_id)
                 s.add(Game(id=game_id, ruleset=ruleset, params=encode(params),
                            commitment=created.data["commitment"], status="active",
-                           host=host, judge_contact=judge_contact, created_at=utcnow()))
+                           host=host, judge_contact=judge_contact, created_at=utcnow(),
+                           time_zone=time_zone))
                 s.flush()
                 s.add(Snapshot(game_id=game_id, version=state.version, last_seq=len(events),
                                clock=params["now"], state=encode(state.model_dump()),
@@ -182,10 +203,11 @@ class Service:
                 game = s.get(Game, game_id)
             if game is None:
                 raise
-            if decode(game.params) != params:
+            if decode(game.params) != params or game.time_zone != time_zone:
                 raise GameExists(f"game {game_id!r} exists already, with other parameters"
                                  ) from None
             return Outcome(game_id, None, "accepted", 0, duplicate=True)
+        self._committed(game_id)
         return Outcome(game_id, None, "accepted", state.version, tuple(events), state=state)
 
     # bindings ----------------------------------------------------------------------------------
@@ -216,12 +238,28 @@ class Service:
     def state(self, game_id: str) -> GameState:
         return self._load(game_id).state
 
-    def game_ids(self, *, active_only: bool = False) -> list[str]:
+    def game_ids(self, *, active_only: bool = False, host: str | None = None) -> list[str]:
         with self.db.read() as s:
             q = select(Game.id).order_by(Game.id)
             if active_only:
                 q = q.where(Game.status == "active")
+            if host is not None:
+                q = q.where(Game.host == host)
             return list(s.scalars(q))
+
+    def time_zone(self, game_id: str) -> str:
+        with self.db.read() as s:
+            name = s.scalar(select(Game.time_zone).where(Game.id == game_id))
+        if name is None:
+            raise UnknownGame(game_id)
+        return name
+
+    def deadline_rows(self, game_id: str) -> list[tuple[str, str, datetime]]:
+        """The game's deadlines as mirrored at the last commit: (id, kind, wall-clock due)."""
+        with self.db.read() as s:
+            return [(r.deadline_id, r.kind, r.due) for r in s.scalars(
+                select(DeadlineRow).where(DeadlineRow.game_id == game_id)
+                .order_by(DeadlineRow.due, DeadlineRow.deadline_id))]
 
     def log(self, game_id: str) -> list[LogEntry]:
         with self.db.read() as s:
@@ -256,10 +294,13 @@ class Service:
 
     # the pipeline ------------------------------------------------------------------------------
     def submit(self, game_id: str, command: Command | dict[str, Any], *, now: datetime,
-               msg_id: str | None = None, sender: str | None = None) -> Outcome:
+               msg_id: str | None = None, sender: str | None = None,
+               monotonic: bool = False) -> Outcome:
         """Apply one command. `msg_id`: the transport's message id (unique per game), so that
         a message delivered twice is applied once. `sender`: the contact that gets the reply
-        to a rejection (by default the seat's own contact)."""
+        to a rejection (by default the seat's own contact). `monotonic`: apply it at the
+        game's clock (the `now` of its last accepted command) if `now` is earlier, so the
+        game's time never goes back (a live message on a real clock)."""
         cmd: Command = COMMAND.validate_python(command) if isinstance(command, dict) else command
         clash: IntegrityError | None = None
         for _ in range(MAX_TRIES):
@@ -271,12 +312,16 @@ class Service:
                 if clash is not None:
                     raise clash  # not a duplicate message after all
                 loaded = self._load(game_id, s)
-            result = handle(loaded.state, cmd, now)
+            at = max(now, loaded.clock) if monotonic else now
+            result = handle(loaded.state, cmd, at)
             if self.before_write is not None:
                 self.before_write()
             try:
                 with self.db.write() as s:
-                    return self._commit(s, loaded, cmd, result, now, msg_id, sender)
+                    out = self._commit(s, loaded, cmd, result, at, msg_id, sender)
+                if out.accepted:
+                    self._committed(game_id)
+                return out
             except _Conflict:
                 continue
             except IntegrityError as exc:
@@ -451,11 +496,13 @@ class Service:
         return out
 
     def receive(self, game_id: str, command: Command | dict[str, Any], *, now: datetime,
-                msg_id: str | None = None, sender: str | None = None) -> Outcome:
+                msg_id: str | None = None, sender: str | None = None,
+                monotonic: bool = False) -> Outcome:
         """An incoming chat message: first fire what is due (a late scheduler must not let a
         vote in after the close), then apply it."""
         self.advance(game_id, now)
-        return self.submit(game_id, command, now=now, msg_id=msg_id, sender=sender)
+        return self.submit(game_id, command, now=now, msg_id=msg_id, sender=sender,
+                           monotonic=monotonic)
 
     # rebuilding --------------------------------------------------------------------------------
     def rebuild(self, game_id: str, *, write: bool = False) -> RebuildReport:
@@ -514,6 +561,7 @@ class Service:
                     updated_at=utcnow()))
                 self._sync_deadlines(s, game_id, snapshot, state)
                 self._sync_cards(s, game_id, snapshot, state)
+            self._committed(game_id)
         return report
 
 
@@ -522,7 +570,8 @@ class Service:
 _COMMAND_WORDS = {"act": "行动", "vote": "投票", "handover": "移交警徽", "lastwords": "遗言",
                   "surrender": "投降", "tick": "时限到", "judge_proxy": "法官代投",
                   "judge_card": "法官出牌", "judge_waiver": "法官登记",
-                  "judge_set_time": "法官改时间", "judge_extend": "法官延时"}
+                  "judge_set_time": "法官改时间", "judge_extend": "法官延时",
+                  "judge_set_schedule": "法官改作息"}
 
 
 def describe_command(cmd: Command) -> str:

@@ -25,6 +25,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from bot.gametime import DEFAULT_TIME_ZONE
+
 NAMING = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -56,6 +58,9 @@ class Game(Base):
     host: Mapped[str | None] = mapped_column(String(128), index=True)  # the hosting account
     judge_contact: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # The IANA zone of the game's wall clock: the engine's times (and `deadlines.due`) are
+    # naive times in it; the scheduler converts them to real instants (bot/gametime.py).
+    time_zone: Mapped[str] = mapped_column(String(64), server_default=DEFAULT_TIME_ZONE)
 
 
 class Snapshot(Base):

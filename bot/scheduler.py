@@ -1,0 +1,176 @@
+"""APScheduler as a thin driver of the games' deadlines (shared/ARCHITECTURE.md, issue 5).
+
+Deadlines live in the game state (mirrored in the `deadlines` table at each commit). After each
+commit the scheduler's jobs for that game are synced to that table: one job per deadline, id
+`GAME:DEADLINE`, a DateTrigger at the real instant of the deadline's wall-clock due in the
+game's time zone (bot/gametime.py). A job does not decide anything: it asks the service to fire
+what is due (`Service.advance`, ticks in time order, each with a stable message id, so a tick
+is applied once however often it is sent); the engine ignores a stale tick. On start-up every
+active game catches up first (deadlines passed while the bot was down fire once, in time
+order), then its jobs are made.
+
+The clock is injected (`Clock`): the scheduler's own idea of "now" is used only by APScheduler
+to wake up; what the game sees as now comes from the clock, turned into the game's wall clock,
+and never goes back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.date import DateTrigger
+
+from bot.gametime import instant_of, wall_clock, zone
+from bot.service import Outcome, Service, UnknownGame
+from engine.commands import Command
+
+log = logging.getLogger(__name__)
+
+WATCHDOG_ID = "wolfjudge:watchdog"
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current instant, time-zone aware."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+def job_id(game_id: str, deadline_id: str) -> str:
+    return f"{game_id}:{deadline_id}"
+
+
+class DeadlineScheduler:
+    """Keeps one APScheduler job per deadline of every active game (of `host`, if given)."""
+
+    def __init__(self, service: Service, clock: Clock, scheduler: AsyncIOScheduler | None = None,
+                 *, host: str | None = None, watchdog_minutes: float | None = 10) -> None:
+        self.service = service
+        self.clock = clock
+        self.scheduler = scheduler or AsyncIOScheduler(timezone=UTC)
+        self.host = host
+        self.watchdog_minutes = watchdog_minutes
+        self._zones: dict[str, ZoneInfo] = {}
+        self._lock = threading.RLock()  # one sync at a time: read the table and apply it
+        self._hook = self.sync
+
+    # life cycle --------------------------------------------------------------------------------
+    def start(self, *, paused: bool = False) -> list[Outcome]:
+        """Catch up every active game (before any new message is handled), make the jobs,
+        and start APScheduler (on the running event loop unless it was given one).
+        `paused`: make the jobs but let the caller run them (tests)."""
+        fired = self.catch_up()
+        self.service.on_commit.append(self._hook)
+        for gid in self.game_ids():
+            self.sync(gid)
+        if self.watchdog_minutes:
+            self.scheduler.add_job(self.watchdog, "interval", minutes=self.watchdog_minutes,
+                                   id=WATCHDOG_ID, replace_existing=True, coalesce=True,
+                                   misfire_grace_time=None)
+        self.scheduler.start(paused=paused)
+        return fired
+
+    def stop(self) -> None:
+        if self._hook in self.service.on_commit:
+            self.service.on_commit.remove(self._hook)
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+
+    def game_ids(self) -> list[str]:
+        return self.service.game_ids(active_only=True, host=self.host)
+
+    # time --------------------------------------------------------------------------------------
+    def zone(self, game_id: str) -> ZoneInfo:
+        tz = self._zones.get(game_id)
+        if tz is None:
+            tz = self._zones[game_id] = zone(self.service.time_zone(game_id))
+        return tz
+
+    def wall_now(self, game_id: str) -> datetime:
+        """Now on the game's wall clock (naive, never going back across a DST change)."""
+        return wall_clock(self.clock.now(), self.zone(game_id))
+
+    # firing ------------------------------------------------------------------------------------
+    def fire(self, game_id: str, due: datetime | None = None) -> list[Outcome]:
+        """Fire every deadline of the game that is due now (what a job runs). `due`: the
+        wall-clock due of the job's deadline; a job that woke up a hair early still fires it."""
+        until = self.wall_now(game_id)
+        if due is not None:
+            until = max(until, due)
+        try:
+            out = self.service.advance(game_id, until)
+        except UnknownGame:
+            out = []
+        self.sync(game_id)  # also when nothing changed: a job that ran is gone
+        return out
+
+    def catch_up(self, game_ids: Iterable[str] | None = None) -> list[Outcome]:
+        """Fire what passed while the bot was down, each game in time order (games by their
+        earliest passed deadline)."""
+        now = self.clock.now()
+        firsts: list[tuple[datetime, str]] = []
+        for gid in self.game_ids() if game_ids is None else game_ids:
+            tz = self.zone(gid)
+            dues = [instant_of(due, tz) for _, _, due in self.service.deadline_rows(gid)]
+            if dues and min(dues) <= now:
+                firsts.append((min(dues), gid))
+        out: list[Outcome] = []
+        for _, gid in sorted(firsts):
+            out.extend(self.service.advance(gid, self.wall_now(gid)))
+        return out
+
+    def watchdog(self) -> None:
+        """A safety net: commits this process was not told about (another process, the CLI)
+        and anything due that lost its job."""
+        for gid in self.game_ids():
+            self.fire(gid)
+
+    # messages ----------------------------------------------------------------------------------
+    def receive(self, game_id: str, command: Command | dict[str, Any], *,
+                msg_id: str | None = None, sender: str | None = None) -> Outcome:
+        """An incoming message, now: what is due fires first, then it is applied, at a game
+        time that never goes back."""
+        return self.service.receive(game_id, command, now=self.wall_now(game_id),
+                                    msg_id=msg_id, sender=sender, monotonic=True)
+
+    # jobs --------------------------------------------------------------------------------------
+    def sync(self, game_id: str) -> None:
+        """Make the game's jobs those of its deadlines table: one per deadline, at its instant."""
+        with self._lock:
+            try:
+                tz = self.zone(game_id)
+                rows = self.service.deadline_rows(game_id)
+            except UnknownGame:
+                rows = []
+            want = {job_id(game_id, did): due for did, _, due in rows}
+            for job in self.jobs(game_id):
+                if job.id not in want:
+                    self._remove(job.id)
+            for jid, due in want.items():
+                at = instant_of(due, tz)
+                job = self.scheduler.get_job(jid)
+                if job is not None and job.trigger.run_date == at:
+                    continue
+                self.scheduler.add_job(self.fire, DateTrigger(run_date=at, timezone=UTC),
+                                       args=[game_id, due], id=jid, name=jid,
+                                       replace_existing=True, coalesce=True,
+                                       misfire_grace_time=None)
+
+    def jobs(self, game_id: str) -> list[Any]:
+        return [j for j in self.scheduler.get_jobs() if j.args and j.args[0] == game_id]
+
+    def _remove(self, jid: str) -> None:
+        with contextlib.suppress(JobLookupError):  # it has just run
+            self.scheduler.remove_job(jid)

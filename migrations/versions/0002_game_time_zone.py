@@ -1,0 +1,29 @@
+"""Per-game time zone: games.time_zone (default Asia/Shanghai).
+
+Revision ID: 0002
+Revises: 0001
+Create Date: 2026-11-29 15:00:00
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = '0002'
+down_revision: str | None = '0001'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('games', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('time_zone', sa.String(length=64),
+                                      server_default='Asia/Shanghai', nullable=False))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('games', schema=None) as batch_op:
+        batch_op.drop_column('time_zone')
