@@ -11,6 +11,13 @@ if TYPE_CHECKING:  # the store (SQLAlchemy) is imported only by the commands tha
     from bot.service import Service
 
 EXAMPLES = Path(__file__).parent / "examples"
+RUN_HELP = """Runs the bot until end of input: every active game's deadlines on the real clock
+(those passed while it was down fire first), messages from standard input, one per line:
+  new GAME [fast] [tz=ZONE]   deal a 12-seat classic game (fast: 5-minute days, 3-minute nights)
+  GAME SEAT VERB [ARGS]       e.g. g1 4 see 1, g1 3 vote 5, g1 1 kill none, g1 1 lock
+  GAME judge VERB ARGS        e.g. g1 judge proxy 3 5, g1 judge notice 4
+  GAME {JSON}                 any engine command as JSON
+and prints what the bot sends (→ [GAME recipient] text)."""
 
 
 def _scenario_run(args: argparse.Namespace) -> int:
@@ -95,12 +102,29 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _run(args: argparse.Namespace) -> int:
+    from bot.console import run
+    from bot.scheduler import SystemClock
+
+    service = _service(args)
+    try:
+        run(service, SystemClock(), sys.stdin, sys.stdout)
+    finally:
+        service.close()
+    return 0
+
+
 def _add_store_commands(sub: argparse._SubParsersAction) -> None:
     def db_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--db", metavar="URL", default=None,
                        help="database URL (default: $WOLFJUDGE_DATABASE_URL, else "
                             "sqlite:///wolfjudge.db)")
 
+    p = sub.add_parser("run", help="run the bot: deadlines on the real clock, the console "
+                                   "as transport (one message per line on standard input)",
+                       description=RUN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    db_option(p)
+    p.set_defaults(func=_run)
     p = sub.add_parser("migrate", help="create or upgrade the database schema to the latest")
     db_option(p)
     p.set_defaults(func=_migrate)
@@ -135,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(func=_scenario_run)
     _add_store_commands(sub)
     args = parser.parse_args(argv)
-    if args.command in ("migrate", "rebuild", "export"):
+    if args.command in ("migrate", "rebuild", "export", "run"):
         from bot.store import SchemaError
 
         try:

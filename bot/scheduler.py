@@ -64,6 +64,7 @@ class DeadlineScheduler:
         self.watchdog_minutes = watchdog_minutes
         self._zones: dict[str, ZoneInfo] = {}
         self._lock = threading.RLock()  # one sync at a time: read the table and apply it
+        self._running: set[str] = set()  # jobs running now (APScheduler dropped them already)
         self._hook = self.sync
 
     # life cycle --------------------------------------------------------------------------------
@@ -103,16 +104,24 @@ class DeadlineScheduler:
         return wall_clock(self.clock.now(), self.zone(game_id))
 
     # firing ------------------------------------------------------------------------------------
-    def fire(self, game_id: str, due: datetime | None = None) -> list[Outcome]:
+    def fire(self, game_id: str, due: datetime | None = None, job: str | None = None
+             ) -> list[Outcome]:
         """Fire every deadline of the game that is due now (what a job runs). `due`: the
-        wall-clock due of the job's deadline; a job that woke up a hair early still fires it."""
+        wall-clock due of the job's deadline; a job that woke up a hair early still fires it.
+        `job`: the id of the job running this (not to be made again while it runs)."""
         until = self.wall_now(game_id)
         if due is not None:
             until = max(until, due)
+        if job is not None:
+            with self._lock:
+                self._running.add(job)
         try:
             out = self.service.advance(game_id, until)
         except UnknownGame:
             out = []
+        finally:
+            with self._lock:
+                self._running.discard(job or "")
         self.sync(game_id)  # also when nothing changed: a job that ran is gone
         return out
 
@@ -159,12 +168,14 @@ class DeadlineScheduler:
                 if job.id not in want:
                     self._remove(job.id)
             for jid, due in want.items():
+                if jid in self._running:
+                    continue  # its own run syncs again when it is done
                 at = instant_of(due, tz)
                 job = self.scheduler.get_job(jid)
                 if job is not None and job.trigger.run_date == at:
                     continue
                 self.scheduler.add_job(self.fire, DateTrigger(run_date=at, timezone=UTC),
-                                       args=[game_id, due], id=jid, name=jid,
+                                       args=[game_id, due, jid], id=jid, name=jid,
                                        replace_existing=True, coalesce=True,
                                        misfire_grace_time=None)
 
