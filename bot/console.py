@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import threading
 from datetime import UTC, timedelta
 from typing import Any, TextIO
 
@@ -85,10 +86,12 @@ class Console:
         self.sched = DeadlineScheduler(service, clock)
         self.sender = ConsoleSender(out)
         self.ids = itertools.count(1)
+        self._delivering = threading.Lock()  # commits come from several threads
 
     def deliver(self, _game_id: str | None = None) -> None:
-        deliver(self.service.db, self.sender,
-                now=self.clock.now().astimezone(UTC).replace(tzinfo=None))
+        with self._delivering:
+            deliver(self.service.db, self.sender,
+                    now=self.clock.now().astimezone(UTC).replace(tzinfo=None))
 
     def new_game(self, game_id: str, flags: list[str]) -> str:
         tz = next((f[3:] for f in flags if f.startswith("tz=")), DEFAULT_TIME_ZONE)

@@ -74,7 +74,8 @@ def export_game(service: Service, game_id: str) -> dict[str, Any]:
         "format": FORMAT,
         "game": {"id": game.id, "ruleset": game.ruleset, "status": game.status,
                  "winner": game.winner, "commitment": game.commitment,
-                 "created_at": game.created_at.isoformat(), "params": _json(params)},
+                 "created_at": game.created_at.isoformat(), "params": _json(params),
+                 "time_zone": game.time_zone},
         "players": [{"seat": p.seat, "forum_name": p.forum_name} for p in players],
         "log": log,
         "refused": [{"msg_id": m.msg_id, "at": m.received_at.isoformat(), "outcome": m.outcome,
@@ -109,7 +110,8 @@ def timeline(export: dict[str, Any]) -> str:
     name = load(ruleset, "data").get("name", ruleset)
     lines = [f"对局 {game['id']}（{name}）  状态：{game['status']}"
              + (f"  胜者：{game['winner']}" if game.get("winner") else ""),
-             f"随机种子承诺（SHA-256）：{game['commitment']}", ""]
+             f"随机种子承诺（SHA-256）：{game['commitment']}",
+             f"时间均为 {game.get('time_zone', 'Asia/Shanghai')} 当地时间", ""]
     for e in export["log"]:
         at = datetime.fromisoformat(e["at"]).strftime("%m-%d %H:%M")
         head = f"{at} [{_phase_cn(e['phase'])}]"
@@ -147,6 +149,8 @@ def _params(raw: dict[str, Any], seed: str) -> dict[str, Any]:
     p["open_time"] = time.fromisoformat(p["open_time"])
     p["close_time"] = time.fromisoformat(p["close_time"])
     p["now"] = datetime.fromisoformat(p["now"]) if p.get("now") else None
+    if p.get("first_open"):  # a fast game
+        p["first_open"] = datetime.fromisoformat(p["first_open"])
     return p
 
 

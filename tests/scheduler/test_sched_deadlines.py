@@ -357,3 +357,59 @@ def test_judge_time_changes_move_the_jobs_and_are_announced(bot: Bot) -> None:
     bot.to(2, 10)
     assert bot.state().phase == "D2" and bot.jobs()["g1:day_close:2"] == bot.at(2, 20)
     assert_ticks_once(bot)
+
+
+# the other rows of P-DL-6 -----------------------------------------------------------------------
+def test_p_dl_6_anomaly_night_head_seer_guard_close_plus_90_witch_08_00(bot: Bot) -> None:
+    bot.new_game(roles=ANOMALY, ruleset="anomaly", rooms={"public": "room-g1"})
+    bot.to(1, 10)
+    vote_all(bot, 10)
+    bot.to(1, 21)
+    jobs = bot.jobs()
+    for key in ("head", "see", "guard"):
+        assert jobs[f"g1:night:1:{key}"] == bot.at(1, 22, 30)
+    assert jobs["g1:night:1:witch"] == bot.at(2, 8)
+    bot.to(1, 22, 30)
+    assert cards(bot) == {1: (1, False), 2: (1, False)}  # wolf head, seer; the guard never
+    bot.run_until(bot.at(2, 8) - SECOND)
+    assert 3 not in cards(bot)
+    bot.to(2, 9)
+    assert cards(bot)[3] == (1, False)  # the witch at 08:00
+    for seat in (1, 2, 3):
+        assert_card_announced(bot, seat, "yellow")
+    assert_ticks_once(bot)
+
+
+def test_p_dl_6_anomaly_exiled_sheriff_close_plus_30_random_and_yellow(bot: Bot) -> None:
+    _anomaly_to_day_2(bot)  # 10 is sheriff
+    vote_all(bot, 10)
+    bot.to(2, 21)
+    assert bot.jobs()["g1:handover:2"] == bot.at(2, 21, 30)
+    bot.to(2, 21, 30)
+    state = bot.state()
+    assert state.sheriff not in (None, 10) and cards(bot) == {10: (1, False)}
+    assert_ticks_once(bot)
+
+
+def test_p_dl_6_black_lovers_widow_knife_close_plus_90_with_yellow_cards(bot: Bot) -> None:
+    bot.new_game()
+    assert bot.say(Act(seat=7, skill="link", targets=(1, 8))).accepted  # wolf 1 + villager 8
+    bot.to(1, 10)
+    vote_all(bot, 12)
+    bot.to(1, 21, 5)
+    quiet_night(bot)  # the killers are 2 and 3
+    for day, exile in ((2, 2), (3, 3)):
+        bot.to(day, 10)
+        vote_all(bot, exile)
+        bot.to(day, 21)
+        if day == 2:
+            quiet_night(bot)
+    state = bot.state()
+    assert "wolves" in state.camps_lost and state.phase == "N3"
+    assert state.night.slots["kill"].seats == [1, 8]  # 寡妇刀 (C-LOVER-5)
+    assert bot.jobs()["g1:night:3:kill"] == bot.at(3, 22, 30)
+    bot.run_until(bot.at(3, 22, 30) - SECOND)
+    assert 1 not in cards(bot) and 8 not in cards(bot)
+    bot.to(3, 22, 30)
+    assert cards(bot)[1] == (1, False) and cards(bot)[8] == (1, False)
+    assert_ticks_once(bot)

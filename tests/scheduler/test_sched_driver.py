@@ -138,3 +138,26 @@ def test_run_refuses_a_database_without_the_schema(tmp_path: object,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--db", "sqlite://"]) == 2
     assert "wolfjudge migrate" in capsys.readouterr().err
+
+
+def test_a_fast_game_in_another_zone_exports_and_verifies(db_url: str) -> None:
+    import json
+
+    from schedhelp import start_bot
+
+    from bot.store.audit import export_game, timeline, verify_export
+
+    bot = start_bot(db_url, tz="Europe/Berlin")
+    try:
+        bot.clock.set(bot.at(1, 18, 50))
+        bot.new_game(first_open=bot.wall(1, 19), day_minutes=5, night_minutes=2,
+                     options={"deadlines.witch": "2min", "deadlines.night_action": "1min",
+                              "classic.guard_deadline": "1min"})
+        bot.to(1, 21)  # nobody acts: cards end it
+        assert bot.state().winner is not None
+        data = json.loads(json.dumps(export_game(bot.service, "g1"), ensure_ascii=False))
+    finally:
+        bot.close()
+    assert data["game"]["time_zone"] == "Europe/Berlin"
+    assert all(c.ok for c in verify_export(data))
+    assert "Europe/Berlin 当地时间" in timeline(data)
