@@ -122,7 +122,9 @@ class DeadlineScheduler:
         finally:
             with self._lock:
                 self._running.discard(job or "")
-        self.sync(game_id)  # also when nothing changed: a job that ran is gone
+        # Also when nothing changed: a job that ran is gone. Not after an error (the database
+        # is away?): the watchdog and the next message retry, rather than a job every instant.
+        self.sync(game_id)
         return out
 
     def catch_up(self, game_ids: Iterable[str] | None = None) -> list[Outcome]:
