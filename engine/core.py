@@ -35,6 +35,9 @@ from engine.votes import ABSTAIN, Tally, tally
 
 _COMMAND = TypeAdapter(Command)
 
+# Cards whose reason everybody may know (the vote thread and the badge are public).
+PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
+
 # Deadline kinds whose owers get a DM reminder before they pass.
 REMINDED = {"setup", "night", "handover", "hunter", "day_close"}
 
@@ -219,16 +222,25 @@ class Ctx:
         st = self.state.seat(n)
         st.yellow += 1
         self.tell(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
-        self.announce("YellowCardPublic", seat=n, count=st.yellow)
-        self.news("cards", {"seat": n, "color": "yellow"})
+        # A card for a missed night or setup duty would tell everyone that the seat had one
+        # (a wolf, a god, Cupid …): only the player and the judge learn of it.
+        secret = reason not in PUBLIC_CARD_REASONS and not self.opt("public.announce_night_cards")
+        if secret:
+            self.note("YellowCardSecret", seat=n, reason=reason, count=st.yellow)
+        else:
+            self.announce("YellowCardPublic", seat=n, count=st.yellow)
+            self.news("cards", {"seat": n, "color": "yellow"})
         limit = self.opt("cards.yellow_to_red")
         if limit and st.yellow >= limit and not st.red:
-            self.red(n, "yellow_limit")
+            self.red(n, "yellow_limit", quiet=secret)
 
-    def red(self, n: int, reason: str) -> None:
+    def red(self, n: int, reason: str, *, quiet: bool = False) -> None:
+        """Send off. `quiet`: caused by a secret card, so the public learns of it only in the
+        next day post, not at the revealing moment."""
         st = self.state.seat(n)
         st.red = True
-        self.announce("RedCard", seat=n, reason=reason)
+        self.emit("RedCard", Audience.judge() if quiet else Audience.everyone(), seat=n,
+                  reason=reason)
         self.news("cards", {"seat": n, "color": "red"})
         if st.alive:
             self.put_out(n, "red-card")
@@ -709,8 +721,18 @@ def _set_time(ctx: Ctx, cmd: JudgeSetTime) -> None:
                 state.day):
             ctx.reject("open_before_close")
         state.schedule.opens[day] = cmd.at
+    _check_schedule(ctx)
     ctx.retime_deadlines()
     ctx.announce("TimeChanged", which=cmd.which, day=day, at=cmd.at.isoformat(sep=" "))
+
+
+def _check_schedule(ctx: Ctx) -> None:
+    """Every coming day must open before it closes and close before the next day opens."""
+    sch = ctx.state.schedule
+    first = max(ctx.state.day, 1)
+    for day in range(first, first + 3):
+        if not sch.open_at(day) < sch.close_at(day) < sch.open_at(day + 1):
+            ctx.reject("bad_schedule", day=day)
 
 
 def _set_schedule(ctx: Ctx, cmd: JudgeSetSchedule) -> None:
@@ -729,6 +751,7 @@ def _set_schedule(ctx: Ctx, cmd: JudgeSetSchedule) -> None:
     sch.open, sch.close = cmd.open, cmd.close
     if sch.open_at(first_new) <= ctx.now:
         ctx.reject("time_in_past")
+    _check_schedule(ctx)
     ctx.retime_deadlines()
     ctx.announce("ScheduleChanged", open=cmd.open.strftime("%H:%M"),
                  close=cmd.close.strftime("%H:%M"), day=first_new)

@@ -47,6 +47,9 @@ COMMON_OPTIONS: OptionSpec = {
     "night.allow_resubmit": (bool, True),
     "night.resolve_early": (bool, True),
     "public.reveal_roles_on_out": (Literal[False, True, "at_game_end"], False),
+    # Not in RULES.md §5: publish yellow cards for missed night/setup duties (they reveal that
+    # the player had such a duty, so the default keeps them between the player and the judge).
+    "public.announce_night_cards": (bool, False),
     "cards.yellow_to_red": (int, 2),
     "cards.red_lover_partner_dies": (bool, True),
     "lastwords.eligible": (Literal["all_except_sent_off", "all", "first_night_and_exiles"],

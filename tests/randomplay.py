@@ -95,6 +95,8 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"deadlines.night_action": "45min", "deadlines.witch": "2h", "deadlines.after_exile": "10min",
      "deadlines.proxy_cutoff": "1h", "deadlines.change_freeze": "2h", "reminders.before": 0},
     {"deadlines.witch": "06:30", "reminders.before": "1h", "classic.guard_deadline": "30min"},
+    {"classic.kill_participants": "whole_camp",
+     "classic.double_wolf_lovers_in_wolf_group": False},
 ]
 # A fast game (a live evening session): days and nights of a few minutes each.
 FAST_GAME: dict[str, Any] = {"first_open": datetime(2026, 3, 1, 19, 0), "day_minutes": 40,

@@ -130,3 +130,42 @@ def test_p_time_2_judge_changes_daily_times_from_the_next_day() -> None:
     assert g.state.schedule.close_at(2) == at(2, 22)
     assert g.state.deadline("day_open:2") is None  # created at tonight's close, from the new time
     assert g.send(JudgeSetSchedule(open=time(22, 0), close=time(10, 0))) is not None
+
+
+def test_p_time_2_impossible_schedules_are_refused() -> None:
+    from engine.commands import JudgeSetTime
+
+    g = game()  # SETUP: D1 cannot open after it closes
+    assert g.send(JudgeSetTime(which="open", at=at(1, 22))) is not None
+    g.advance(at(1, 12))  # D1: D2 may not open after it closes; D1 may not close after D2 opens
+    assert g.send(JudgeSetTime(which="open", at=at(2, 22))) is not None
+    assert g.send(JudgeSetTime(which="open", at=at(2, 8))) is None
+    assert g.send(JudgeSetTime(which="close", at=at(2, 8, 30))) is not None
+    assert g.send(JudgeSetTime(which="close", at=at(1, 23))) is None
+    fast, _ = new_game(ruleset="classic", game_id="f", seed="s", start=DAY1, roles=CL,
+                       first_open=at(1, 19), day_minutes=40, night_minutes=20,
+                       options={"deadlines.witch": "15min"})
+    f = Game(state=fast, now=datetime(2026, 1, 1), ruleset="classic")
+    f.advance(at(1, 19, 10))
+    # D2 opening at 20:30 would close at 21:10, after D3 opens at 21:00: refused.
+    assert f.send(JudgeSetTime(which="open", at=at(1, 20, 30))) is not None
+    assert f.send(JudgeSetTime(which="open", at=at(1, 20, 10))) is None
+    assert f.state.schedule.close_at(2) == at(1, 20, 50)
+    assert f.send(JudgeSetTime(which="close", at=at(1, 19, 50))) is None
+
+
+def test_night_duty_cards_stay_between_the_player_and_the_judge() -> None:
+    g = game()
+    to_night_1(g)
+    g.advance(at(2, 12))  # the killers, the seer and the witch missed their deadlines
+    cards = {s.seat: s.yellow for s in g.state.seats if s.yellow}
+    assert cards == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
+    public = [e for e in g.log if e.audience.public]
+    assert not [e for e in public if e.type == "YellowCardPublic"]
+    assert all(not e.data.get("cards") for e in public if e.type == "DayOpened")
+    secret = {e.data["seat"] for e in g.log if e.type == "YellowCardSecret"}
+    assert secret == {1, 2, 3, 4, 5}
+    open_g = game(options={"public.announce_night_cards": True})
+    to_night_1(open_g)
+    open_g.advance(at(2, 12))
+    assert {e.data["seat"] for e in open_g.log if e.type == "YellowCardPublic"} == {1, 2, 3, 4, 5}

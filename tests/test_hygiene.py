@@ -40,6 +40,7 @@ from randomplay import FAST_GAME, FAST_OPTIONS, OPTION_SETS, START, Step, play
 from bot.render import render_event, render_rejection
 from engine import handle, new_game
 from engine.commands import Act, JudgeCard, Tick, Vote
+from engine.core import PUBLIC_CARD_REASONS
 from engine.events import Event, Rejection
 from engine.model import GameState
 from rulesets.data import load
@@ -101,6 +102,17 @@ class Hygiene:
         after, events = step.result
         for event in events:
             self.check(step.before, after, event, step.command)
+        self.check_cards(events)
+
+    def check_cards(self, events: list[Event]) -> None:
+        """A card for a missed night or setup duty reveals that the seat had one: it is never
+        announced publicly, nor is the red card it causes (that shows in the next day post)."""
+        reasons = {e.data["seat"]: e.data["reason"] for e in events if e.type == "YellowCard"}
+        for e in events:
+            if e.audience.public and e.type == "YellowCardPublic":
+                assert reasons[e.data["seat"]] in PUBLIC_CARD_REASONS, (e, reasons)
+            if e.audience.public and e.type == "RedCard" and e.data["reason"] == "yellow_limit":
+                assert reasons[e.data["seat"]] in PUBLIC_CARD_REASONS, (e, reasons)
 
     def check_start(self, state: GameState, events: list[Event]) -> None:
         for event in events:

@@ -373,7 +373,10 @@ def _tell_killers(ctx: Ctx, type_: str, **data: object) -> None:
     assert night is not None
     slot = night.slots.get("kill")
     seats = [n for n in (slot.seats if slot else []) if ctx.state.seat(n).alive]
-    ctx.emit(type_, Audience(seats=tuple(seats), group=night.data.get("kill_group")), **data)
+    group = night.data.get("kill_group")
+    if group and not set(seats) <= set(ctx.state.groups.get(group, [])):
+        group = None  # killers outside the group (non-default options): private messages
+    ctx.emit(type_, Audience(seats=tuple(seats), group=group), **data)
 
 
 def _ack(ctx: Ctx, st: Seat, cmd: Act, target: int | None, final: bool = False) -> None:

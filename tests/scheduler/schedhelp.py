@@ -197,23 +197,32 @@ def judge_text(bot: Bot, game_id: str = "g1") -> str:
 
 
 def assert_card_announced(bot: Bot, seat: int, color: str, game_id: str = "g1", *,
-                          dm: bool = True) -> None:
+                          dm: bool = True, secret: bool = False) -> None:
     """The card reached the player (a DM, and the public post that everyone reads), the judge
     and the next day's public post. `dm=False`: the player was already out, and the engine
-    tells those only in the log (G-RES-4), so the public post is how they learn it."""
+    tells those only in the log (G-RES-4), so the public post is how they learn it.
+    `secret`: a card for a missed night or setup duty, which would reveal that the player had
+    one: the player and the judge learn of it, the public does not (a red card it causes shows
+    only in the next day post, not at the revealing moment)."""
     out = bot.outbox(game_id)
+    public_rows = [r[3] for r in out if r[1] == "public"]
     if color == "yellow":
         assert dm == any(r[:3] == ("YellowCard", "dm", f"seat:{seat}") for r in out)
         public = [r[3] for r in out if r[:2] == ("YellowCardPublic", "public")]
-        assert any(t.startswith(f"{seat} 号获得一张黄牌") for t in public)
-        assert f"{seat} 号获得一张黄牌" in judge_text(bot, game_id)
+        announced = any(t.startswith(f"{seat} 号获得一张黄牌") for t in public)
+        assert announced != secret
+        assert (f"{seat} 号未按时行动" if secret else f"{seat} 号获得一张黄牌") in judge_text(
+            bot, game_id)
     else:
         assert any(r[:2] == ("RedCard", "public") and r[3] == f"{seat} 号被红牌罚下。"
-                   for r in out)
+                   for r in out) != secret
         assert f"{seat} 号被红牌罚下" in judge_text(bot, game_id)
     word = "黄牌" if color == "yellow" else "红牌"
     posts = [r[3] for r in out if r[:2] == ("DayOpened", "public")]
-    assert any(f"{seat}号{word}" in p for p in posts), posts
+    listed = any(f"{seat}号{word}" in p for p in posts)
+    assert listed if color == "red" or not secret else not listed, posts
+    if secret and color == "yellow":
+        assert not any(f"{seat} 号未按时行动" in t for t in public_rows)
 
 
 def assert_ticks_once(bot: Bot, game_id: str = "g1") -> None:

@@ -47,7 +47,7 @@ def test_p_dl_6_cupid_before_day_1_random_pair_and_a_yellow_card(bot: Bot) -> No
     state = bot.state()
     assert state.phase == "D1" and cards(bot) == {7: (1, False)}
     assert sum(1 for s in state.seats if s.lover_of) == 2  # a random pair
-    assert_card_announced(bot, 7, "yellow")
+    assert_card_announced(bot, 7, "yellow", secret=True)  # it would reveal Cupid
     assert bot.ticks().count("setup:cupid") == 1 and "g1:setup:cupid" not in bot.jobs()
     assert_ticks_once(bot)
 
@@ -91,7 +91,7 @@ def test_p_dl_2_3_6_night_actions_close_plus_90_with_notice_and_contact_waivers(
     assert bot.state().night.slots["guard"].expired
     bot.to(2, 9)
     for seat in (1, 3):
-        assert_card_announced(bot, seat, "yellow")
+        assert_card_announced(bot, seat, "yellow", secret=True)
     assert_ticks_once(bot)
 
 
@@ -111,7 +111,7 @@ def test_p_dl_4_witch_at_08_00_the_next_morning_then_the_night_resolves(bot: Bot
     assert cards(bot) == {5: (1, False)}
     assert [r.at for r in bot.events("NightResolving")] == [bot.wall(2, 8)]
     bot.to(2, 9)
-    assert_card_announced(bot, 5, "yellow")
+    assert_card_announced(bot, 5, "yellow", secret=True)
     assert_ticks_once(bot)
 
 
@@ -178,7 +178,7 @@ def test_p_card_1_a_second_yellow_is_a_red_card_at_once(bot: Bot) -> None:
     bot.to(2, 21, 5)
     quiet_night(bot)
     bot.to(3, 9)
-    assert_card_announced(bot, 1, "red")
+    assert_card_announced(bot, 1, "red")  # the second card, for not voting, is public
     assert_ticks_once(bot)
 
 
@@ -376,7 +376,7 @@ def test_p_dl_6_anomaly_night_head_seer_guard_close_plus_90_witch_08_00(bot: Bot
     bot.to(2, 9)
     assert cards(bot)[3] == (1, False)  # the witch at 08:00
     for seat in (1, 2, 3):
-        assert_card_announced(bot, seat, "yellow")
+        assert_card_announced(bot, seat, "yellow", secret=True)
     assert_ticks_once(bot)
 
 
