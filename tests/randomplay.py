@@ -142,11 +142,12 @@ class Trace:
 
 def start_game(seed: str, options: dict[str, Any] | None = None,
                roles: list[str] | None = None, schedule: dict[str, Any] | None = None,
+               ruleset: str = "classic", players: int = 12,
                ) -> tuple[dict[str, Any], GameState, list[Event]]:
-    args: dict[str, Any] = {"ruleset": "classic", "game_id": f"prop-{seed}", "seed": seed,
+    args: dict[str, Any] = {"ruleset": ruleset, "game_id": f"prop-{seed}", "seed": seed,
                             "start": START, "options": dict(options or {}), **(schedule or {})}
     if roles is None:
-        args["players"] = 12
+        args["players"] = players
     else:
         args["roles"] = list(roles)
     state, events = new_game(**args)
@@ -171,9 +172,10 @@ class Driver:
                  roles: list[str] | None = None,
                  on_step: Callable[[Step], None] | None = None,
                  on_start: Callable[[GameState, list[Event]], None] | None = None,
-                 schedule: dict[str, Any] | None = None) -> None:
+                 schedule: dict[str, Any] | None = None, ruleset: str = "classic",
+                 players: int = 12) -> None:
         self.rnd = rnd
-        args, self.state, events = start_game(seed, options, roles, schedule)
+        args, self.state, events = start_game(seed, options, roles, schedule, ruleset, players)
         # the longest "little" wait: a quarter of a day
         self.wait = max(4, (schedule or {}).get("day_minutes", 720) // 4)
         if on_start is not None:
