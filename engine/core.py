@@ -429,6 +429,7 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     """Create and start a game: deal (or take) roles, run setup, schedule day 1."""
     rs = get_ruleset(ruleset)
     opts = validate_options(rs.option_spec, options, rs.camps)
+    rs.validate(opts)
     counter = 0
     if roles is None:
         if players is None:

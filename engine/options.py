@@ -12,7 +12,7 @@ class OptionError(ValueError):
     """An unknown option key or a bad value, reported when the game is created."""
 
 
-def _duration_minutes(value: Any) -> int:
+def duration_minutes(value: Any) -> int:
     """'90min', '1.5h', '1h30min', '2h' or an integer number of minutes."""
     if isinstance(value, bool):
         raise ValueError("a duration, like 90min or 1.5h")
@@ -75,7 +75,7 @@ def witch_deadline(value: str) -> tuple[str, int]:
     m = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
     if m and int(m.group(1)) < 24 and int(m.group(2)) < 60:
         return "morning", int(m.group(1)) * 60 + int(m.group(2))
-    return "close", _duration_minutes(value)
+    return "close", duration_minutes(value)
 
 
 def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
@@ -88,14 +88,14 @@ def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
         typ, _ = spec[key]
         try:
             if typ is Duration:
-                result[key] = _duration_minutes(value)
+                result[key] = duration_minutes(value)
             else:
                 result[key] = TypeAdapter(typ).validate_python(value, strict=typ in (bool, int))
         except (ValidationError, ValueError) as exc:
             raise OptionError(f"bad value {value!r} for option {key!r}: {_short(exc)}") from None
     for key, (typ, _) in spec.items():
         if typ is Duration and not isinstance(result[key], int):
-            result[key] = _duration_minutes(result[key])
+            result[key] = duration_minutes(result[key])
     try:
         witch_deadline(str(result["deadlines.witch"]))
     except ValueError:

@@ -23,6 +23,9 @@ class Ruleset:
     camps: tuple[str, ...] = ()
     option_spec: OptionSpec = COMMON_OPTIONS
 
+    def validate(self, options: dict) -> None:
+        """Checks across option values that a type alone cannot say; raise OptionError."""
+
     def preset(self, players: int, options: dict) -> list[str]:
         raise NotImplementedError
 

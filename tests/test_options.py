@@ -83,3 +83,50 @@ def test_unknown_role_and_ruleset() -> None:
                  roles=["wolf", "hunter"])
     with pytest.raises(KeyError):
         new_game(ruleset="nope", game_id="g", seed="s", start=date(2026, 1, 1), players=12)
+
+
+def create_anomaly(options: dict) -> dict:
+    state, _ = new_game(ruleset="anomaly", game_id="g", seed="s", start=date(2026, 1, 1),
+                        players=12, options=options)
+    return state.options
+
+
+def test_every_section5_key_for_anomaly_exists_with_its_default(rules_text: str) -> None:
+    from rulesets.anomaly import ANOMALY_OPTIONS
+
+    keys = section5_keys(rules_text)
+    defaults = create_anomaly({})
+    anomaly_keys = {k: v for k, v in keys.items() if k.startswith("anomaly.")}
+    assert len(anomaly_keys) >= 35
+    assert set(keys) - {k for k in keys if k.startswith("classic.")} <= set(ANOMALY_OPTIONS)
+    for key, default in anomaly_keys.items():
+        value = defaults[key]
+        if isinstance(value, list):
+            assert str(value).replace("'", "") == default.split("`")[0], key
+        elif isinstance(value, bool):
+            assert str(value).lower() == default.split()[0], key
+        else:
+            assert str(value) == default.split()[0], key
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("anomaly.villagers", 9), ("anomaly.witch_tongling_stages", ["adult"]),
+    ("anomaly.hunter_deadline_day", "later"), ("anomaly.infect_self", True),
+    ("classic.seer_feedback", "village_partition"),
+])
+def test_bad_anomaly_options(key: str, value: object) -> None:
+    with pytest.raises(OptionError, match=re.escape(key)):
+        create_anomaly({key: value})
+
+
+def test_anomaly_presets() -> None:
+    for players in (12, 13, 14):
+        state, _ = new_game(ruleset="anomaly", game_id="g", seed="s", start=date(2026, 1, 1),
+                            players=players)
+        roles = sorted(s.role for s in state.seats)
+        assert roles.count("villager") == players - 6 and roles.count("wolf-head") == 1
+    with pytest.raises(OptionError):
+        new_game(ruleset="anomaly", game_id="g", seed="s", start=date(2026, 1, 1), players=11)
+    opts = create_anomaly({"anomaly.hunter_deadline_day": "45min",
+                           "anomaly.witch_tongling_stages": ["mature", "complete"]})
+    assert opts["anomaly.witch_tongling_stages"] == ["mature", "complete"]

@@ -8,7 +8,7 @@ from engine.commands import Act
 from engine.core import Ctx
 from engine.events import Audience
 from engine.model import Deadline, Seat, Slot
-from engine.options import COMMON_OPTIONS, OptionError, OptionSpec
+from engine.options import COMMON_OPTIONS, OptionError, OptionSpec, duration_minutes
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
 from rulesets.data import load
@@ -57,8 +57,10 @@ ANOMALY_OPTIONS: OptionSpec = {
     "anomaly.seer_snapshot": (Literal["night_open", "after_resolution"], "night_open"),
     "anomaly.zeroing_window": (Literal["previous_cycle", "day_only"], "previous_cycle"),
     "anomaly.zeroing_applies_new_complete": (bool, True),
-    "anomaly.hunter_deadline_day": (Literal["close_plus_30"], "close_plus_30"),
-    "anomaly.hunter_deadline_night": (Literal["before_next_open"], "before_next_open"),
+    # "close_plus_30" (deadlines.after_exile) or a duration after close.
+    "anomaly.hunter_deadline_day": (str, "close_plus_30"),
+    # "before_next_open" or a duration after the night's resolution.
+    "anomaly.hunter_deadline_night": (str, "before_next_open"),
     "anomaly.hunter_yellow": (bool, False),
     "anomaly.tie_fallback": (Literal["first_to_reach", "no_exile", "random"], "first_to_reach"),
     "anomaly.day1_exile": (bool, False),
@@ -90,6 +92,16 @@ class Anomaly(Ruleset):
     def reported_target(self, ctx: Ctx) -> int | None:
         head = ctx.state.night.slots.get("head")
         return head.sub.options.get("infect") if head and head.sub else None
+
+    def validate(self, options: dict) -> None:
+        for key, fixed in (("anomaly.hunter_deadline_day", "close_plus_30"),
+                           ("anomaly.hunter_deadline_night", "before_next_open")):
+            if options[key] != fixed:
+                try:
+                    duration_minutes(options[key])
+                except ValueError:
+                    raise OptionError(f"bad value {options[key]!r} for option {key!r}: "
+                                      f"{fixed} or a duration like 45min") from None
 
     def preset(self, players: int, options: dict) -> list[str]:
         villagers = players - len(DATA["base"])
@@ -352,10 +364,16 @@ def _hunter_due(ctx: Ctx, st: Seat) -> None:
     day = max(state.day, 1)
     st.statuses["shot_due"] = True
     if state.phase.startswith("D"):
-        ctx.add_deadline("hunter", day, "close", ctx.opt("deadlines.after_exile"), [st.seat],
-                         key=str(st.seat))
-    else:
+        rule = ctx.opt("anomaly.hunter_deadline_day")
+        offset = ctx.opt("deadlines.after_exile") if rule == "close_plus_30" else \
+            duration_minutes(rule)
+        ctx.add_deadline("hunter", day, "close", offset, [st.seat], key=str(st.seat))
+    elif ctx.opt("anomaly.hunter_deadline_night") == "before_next_open":
         ctx.add_deadline("hunter", day + 1, "open", 0, [st.seat], key=str(st.seat))
+    else:
+        ctx.add_deadline("hunter", day + 1, "at",
+                         duration_minutes(ctx.opt("anomaly.hunter_deadline_night")),
+                         [st.seat], key=str(st.seat), at=ctx.now)
     ctx.emit("HunterDue", Audience.to(st.seat))
 
 
