@@ -198,6 +198,24 @@ class Ctx:
         night.slots[key] = slot
         return slot
 
+    def require_night(self) -> Night:
+        """The night still collecting actions, or a refusal."""
+        night = self.state.night
+        if not self.state.phase.startswith("N") or night is None or night.resolved:
+            self.reject("not_night")
+        assert night is not None
+        return night
+
+    def slot_for(self, cmd: Act, key: str) -> Slot:
+        """The open night slot `key` that the sender of `cmd` may answer, or a refusal."""
+        slot = self.require_night().slots.get(key)
+        if slot is None or cmd.seat not in slot.seats:
+            self.reject("not_your_skill", skill=cmd.skill)
+        assert slot is not None
+        if slot.expired:
+            self.reject("deadline_passed")
+        return slot
+
     def open_slots(self, seat: int) -> list[Slot]:
         """The night slots `seat` may still answer (for a `pass`); refuses if there are none."""
         night = self.state.night

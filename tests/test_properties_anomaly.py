@@ -35,7 +35,7 @@ OPTION_SETS: list[dict[str, Any]] = [
      "anomaly.seer_snapshot": "after_resolution", "anomaly.purify_growth_reusable": False},
 ]
 PRIVATE_TO_SUBJECT = {"BecameDerivative", "Cured", "OverloadGranted", "HunterDue", "StageNotice",
-                      "RoleDealt", "KeyShield"}
+                      "RoleDealt"}
 ROLE_WORDS = ("狼头", "预言家", "女巫", "长老", "守卫", "猎人", "衍生者")
 
 
@@ -67,6 +67,10 @@ class Checks:
             if ev.type in ("HeadRecorded", "HeadLocked"):
                 assert set(aud.seats) <= {s.seat for s in step.before.seats
                                           if s.role == "wolf-head"}
+            if ev.type == "KeyShield":  # one DM each to those who lose their skills
+                assert not aud.public and aud.group is None
+                assert {step.before.seat(n).role for n in aud.seats} <= {
+                    "witch", "seer", "hunter", "guard"}, ev
             if ev.type in PRIVATE_TO_SUBJECT:
                 assert len(aud.seats) <= 1 and not aud.public, ev
             if aud.public and not self.over and ev.type != "GameOver":

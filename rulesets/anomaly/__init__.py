@@ -186,26 +186,18 @@ class Anomaly(Ruleset):
 
     # actions -----------------------------------------------------------------
     def act(self, ctx: Ctx, cmd: Act) -> None:
-        state = ctx.state
         st = ctx.seat(cmd.seat)
         if cmd.skill == "shoot" or (cmd.skill == "pass" and st.statuses.get("shot_due")):
             return _act_shoot(ctx, st, cmd)
         if not st.alive:
             ctx.reject("you_are_out")
-        night = state.night
-        if not state.phase.startswith("N") or night is None or night.resolved:
-            ctx.reject("not_night")
+        ctx.require_night()
         if cmd.skill == "pass":
             return _act_pass(ctx, st, cmd)
         handler = _HANDLERS.get(cmd.skill)
         if handler is None:
             ctx.reject("unknown_skill", skill=cmd.skill)
-        key = _slot_key(cmd.skill, cmd.seat)
-        slot = night.slots.get(key)
-        if slot is None or cmd.seat not in slot.seats:
-            ctx.reject("not_your_skill", skill=cmd.skill)
-        if slot.expired:
-            ctx.reject("deadline_passed")
+        slot = ctx.slot_for(cmd, _slot_key(cmd.skill, cmd.seat))
         target = cmd.targets[0] if cmd.targets else None
         handler(ctx, st, slot, cmd, target)
 
@@ -392,7 +384,7 @@ def _act_shoot(ctx: Ctx, st: Seat, cmd: Act) -> None:
         ctx.reject("no_self_target")
     target = ctx.living_target(target)
     assert target is not None
-    ctx.announce("ShotFired", seat=st.seat)
+    ctx.note("ShotFired", seat=st.seat, target=target)  # causes stay unpublished (G-RES-5)
     victim = ctx.state.seat(target)
     if victim.role == "elder" and not _is_derivative(victim):
         ctx.note("ShotNoEffect", target=target)  # A-ELDER-2

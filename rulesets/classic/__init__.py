@@ -102,25 +102,18 @@ class Classic(Ruleset):
 
     # actions ----------------------------------------------------------------
     def act(self, ctx: Ctx, cmd: Act) -> None:
-        state = ctx.state
         st = ctx.seat(cmd.seat)
         if not st.alive:
             ctx.reject("you_are_out")
         if cmd.skill == "link":
             return _act_link(ctx, st, cmd)
-        night = state.night
-        if not state.phase.startswith("N") or night is None or night.resolved:
-            ctx.reject("not_night")
+        ctx.require_night()
         if cmd.skill == "pass":
             return _act_pass(ctx, st, cmd)
         key = NIGHT_SKILLS.get(cmd.skill)
         if key is None:
             ctx.reject("unknown_skill", skill=cmd.skill)
-        slot = night.slots.get(key)
-        if slot is None or cmd.seat not in slot.seats:
-            ctx.reject("not_your_skill", skill=cmd.skill)
-        if slot.expired:
-            ctx.reject("deadline_passed")
+        slot = ctx.slot_for(cmd, key)
         target = cmd.targets[0] if cmd.targets else None
         {"kill": _act_kill, "lock": _act_lock, "see": _act_see, "guard": _act_guard,
          "save": _act_save, "poison": _act_poison}[cmd.skill](ctx, st, slot, cmd, target)
