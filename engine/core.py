@@ -31,7 +31,7 @@ from engine.events import Audience, Event, Rejection
 from engine.model import Deadline, GameState, Night, Schedule, Seat, Slot, Submission, VotePost
 from engine.options import validate_options, witch_deadline
 from engine.ruleset import Ruleset, get_ruleset
-from engine.votes import ABSTAIN, Tally, tally
+from engine.votes import ABSTAIN, REVOTE, Tally, tally
 
 _COMMAND = TypeAdapter(Command)
 
@@ -665,6 +665,9 @@ def _open_day(ctx: Ctx, day: int) -> None:
 
 def _close_day(ctx: Ctx, day: int) -> None:
     state = ctx.state
+    if state.data.get("revote"):
+        _close_revote(ctx, day)
+        return
     voters = {s.seat for s in state.living()}
     sheriff = state.sheriff if state.sheriff in voters else None
     weights = {sheriff: 2} if sheriff else {}
@@ -676,11 +679,14 @@ def _close_day(ctx: Ctx, day: int) -> None:
     exiles = ctx.rs.exiles_on(ctx, day)
     ctx.announce("VoteResult", day=day, counts={c: n for c, n in t.counts.items()},
                  effective=t.effective, kind="exile" if exiles else "sheriff")
+    revote = False
     if exiles:
         target = ctx.rs.pick_exile(ctx, t)
-        if target == ABSTAIN:
+        revote = target == REVOTE
+        if target in (ABSTAIN, REVOTE):
             target = None
-        ctx.announce("Exiled", day=day, seat=target)
+        if not revote:
+            ctx.announce("Exiled", day=day, seat=target)
         if target is not None:
             ctx.put_out(target, "vote")
     else:
@@ -705,6 +711,41 @@ def _close_day(ctx: Ctx, day: int) -> None:
         for n in void_voters:
             if not state.seat(n).red:
                 ctx.yellow(n, "void_vote")
+    ctx.check("phase")
+    if revote:
+        _open_revote(ctx, day, list(t.tied))
+        return
+    _start_night(ctx, day)
+
+
+def _open_revote(ctx: Ctx, day: int, candidates: list[int]) -> None:
+    """A tied exile goes to a PK revote (classic.exile_tie=revote): the day is extended by
+    deadlines.revote; everyone but the candidates votes once more, for a candidate or nobody."""
+    state = ctx.state
+    state.data["revote"] = {"candidates": candidates}
+    state.votes = {}
+    close = state.schedule.close_at(day) + timedelta(minutes=ctx.opt("deadlines.revote"))
+    state.schedule.closes[day] = close
+    ctx.retime_deadlines()
+    ctx.add_deadline("day_close", day, "close")
+    ctx.announce("RevoteOpened", day=day, candidates=candidates,
+                 until=close.strftime("%H:%M"))
+
+
+def _close_revote(ctx: Ctx, day: int) -> None:
+    """The PK revote's result: the one top candidate goes out; a second tie exiles nobody."""
+    state = ctx.state
+    candidates = set(state.data.pop("revote")["candidates"])
+    voters = {s.seat for s in state.living()} - candidates
+    sheriff = state.sheriff if state.sheriff in voters else None
+    t = tally(state.votes, voters, {sheriff: 2} if sheriff else {},
+              {c for c in candidates if state.seat(c).alive})
+    ctx.announce("VoteResult", day=day, counts=dict(t.counts), effective=t.effective,
+                 kind="revote")
+    target = t.tied[0] if len(t.tied) == 1 else None
+    ctx.announce("Exiled", day=day, seat=target)
+    if target is not None:
+        ctx.put_out(target, "vote")
     ctx.check("phase")
     _start_night(ctx, day)
 
@@ -796,6 +837,14 @@ def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) ->
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
     _living_player(ctx, n)
+    revote = state.data.get("revote")
+    if revote:
+        if n in revote["candidates"]:
+            ctx.reject("revote_candidate")
+        if mode != "void" and target is not None and target not in revote["candidates"]:
+            ctx.reject("revote_target", candidates=revote["candidates"])
+        if mode == "change":
+            ctx.reject("change_used")
     posts = state.votes.setdefault(n, [])
     close = state.schedule.close_at(state.day)
     if mode != "void" and target is not None:

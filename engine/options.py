@@ -66,6 +66,7 @@ COMMON_OPTIONS: OptionSpec = {
     "deadlines.after_exile": (Duration, "30min"),  # sheriff handover, hunter shot
     "deadlines.proxy_cutoff": (Duration, "30min"),  # judge proxy votes until close minus this
     "deadlines.change_freeze": (Duration, "60min"),  # no vote change in the last …
+    "deadlines.revote": (Duration, "30min"),  # a PK revote after a tied exile (exile_tie=revote)
     "reminders.before": (Duration, "30min"),  # DM reminder this long before a deadline; 0 = off
 }
 

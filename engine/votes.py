@@ -8,6 +8,7 @@ from datetime import datetime
 from engine.model import VotePost
 
 ABSTAIN = 0  # pseudo-candidate used only with votes.abstain_as_candidate
+REVOTE = -1  # what a ruleset's exile pick returns to ask for a PK revote
 
 
 @dataclass(frozen=True)

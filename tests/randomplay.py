@@ -76,6 +76,7 @@ OPTION_SETS: list[dict[str, Any]] = [
      "classic.kill_post_on_no": True},
     {"classic.exile_tie": "sheriff_vote", "classic.sheriff_tiebreak": "first_to_reach_ever",
      "votes.abstain_as_candidate": True, "votes.self_vote": False},
+    {"classic.exile_tie": "revote", "deadlines.revote": "45min"},
     {"classic.exile_tie": "random", "classic.sheriff_tiebreak": "random",
      "classic.sheriff_night_handover_deadline": "close_plus_30",
      "classic.red_card_sheriff_successor": "none"},

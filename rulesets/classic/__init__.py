@@ -10,7 +10,7 @@ from engine.events import Audience
 from engine.model import Deadline, GameState, Seat, Slot
 from engine.options import COMMON_OPTIONS, Duration, OptionError, OptionSpec
 from engine.ruleset import Ruleset, register
-from engine.votes import Tally
+from engine.votes import REVOTE, Tally
 from rulesets.data import load
 
 DATA = load("classic", "data")
@@ -41,8 +41,8 @@ CLASSIC_OPTIONS: OptionSpec = {
                                   "kill_skill_holders"),
     "classic.sheriff_tiebreak": (Literal["first_to_reach_held", "first_to_reach_ever", "random"],
                                  "first_to_reach_held"),
-    "classic.exile_tie": (Literal["first_to_reach", "no_exile", "sheriff_vote", "random"],
-                          "first_to_reach"),
+    "classic.exile_tie": (Literal["first_to_reach", "no_exile", "sheriff_vote", "random",
+                                  "revote"], "first_to_reach"),
     "classic.sheriff_night_handover_deadline": (Literal["before_next_open", "close_plus_30"],
                                                 "before_next_open"),
     "classic.red_card_sheriff_successor": (Literal["random", "none"], "random"),
@@ -225,6 +225,8 @@ class Classic(Ruleset):
             return None
         if rule == "random":
             return ctx.rand_choice(list(tally.tied), "exile_tie")
+        if rule == "revote":
+            return REVOTE
         sheriff = ctx.state.sheriff
         pick = tally.effective.get(sheriff) if sheriff else None
         return pick if pick in tally.tied else ctx.first_to_reach(tally)
