@@ -322,7 +322,7 @@ class Ctx:
                 if state.phase.startswith("D"):
                     self.add_deadline("handover", day, "close", self.opt("deadlines.after_exile"),
                                       [st.seat], key=str(day))
-                elif self.opt_handover_night() == "close_plus_30":
+                elif self.rs.night_handover(self) == "close_plus_30":
                     self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
                 else:
                     self.add_deadline("handover", day + 1, "open", 0, [st.seat], key=str(day))
@@ -333,10 +333,6 @@ class Ctx:
             seats = sorted({*(dl.seats if dl else []), st.seat})
             self.add_deadline("lastwords", day + 1, "open", 0, seats, key=str(day))
             self.tell(st.seat, "LastWordsDue")
-
-    def opt_handover_night(self) -> str:
-        return self.state.options.get("classic.sheriff_night_handover_deadline",
-                                      "before_next_open")
 
     def _lastwords_right(self, st: Seat) -> bool:
         rule = self.opt("lastwords.eligible")
@@ -358,7 +354,7 @@ class Ctx:
             self.set_sheriff(held[1], "handover")
 
     def red_card_successor(self) -> None:
-        policy = self.state.options.get("classic.red_card_sheriff_successor", "random")
+        policy = self.rs.red_card_successor(self)
         living = [s.seat for s in self.state.living()]
         if policy == "random" and living:
             self.set_sheriff(self.rand_choice(living, "sheriff_successor"), "random")
@@ -673,7 +669,7 @@ def _close_day(ctx: Ctx, day: int) -> None:
     weights = {sheriff: 2} if sheriff else {}
     abstain_key = ctx.opt("votes.abstain_as_candidate")
     t = tally(state.votes, voters, weights, voters, abstain_as_candidate=abstain_key,
-              tiebreak=state.options.get("classic.sheriff_tiebreak", "first_to_reach_held"))
+              tiebreak=ctx.rs.first_to_reach_rule(ctx))
     non_voters = sorted(n for n in voters if not state.votes.get(n))
     void_voters = sorted(n for n in voters if state.votes.get(n) and state.votes[n][-1].void)
     exiles = ctx.rs.exiles_on(ctx, day)

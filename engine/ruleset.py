@@ -42,6 +42,18 @@ class Ruleset:
         """Whether day `day`'s vote exiles (day 1 elects the sheriff only)."""
         return day >= 2
 
+    def first_to_reach_rule(self, ctx: Ctx) -> str:
+        """Which "first to reach" ties use: first_to_reach_held (AMB-C-14) or _ever."""
+        return "first_to_reach_held"
+
+    def night_handover(self, ctx: Ctx) -> str:
+        """A sheriff out at night hands over before_next_open, or close_plus_30 (AMB-C-17)."""
+        return "before_next_open"
+
+    def red_card_successor(self, ctx: Ctx) -> str:
+        """After a red-carded sheriff: a random successor, or none (AMB-C-18, 000:L47)."""
+        return "random"
+
     def pick_sheriff(self, ctx: Ctx, tally: Tally) -> int | None:
         return ctx.first_to_reach(tally)
 

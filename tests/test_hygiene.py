@@ -152,10 +152,12 @@ class Hygiene:
             allowed = _killers(before) | _killers(after)
             assert seats <= allowed, f"kill message beyond the killers {sorted(allowed)}: {where}"
             group = {after.seat(s).camp for s in seats}
-            if group == {"wolves"}:
-                assert ev.audience.group == "wolves", where
-            elif group == {"black-lovers"}:
-                assert ev.audience.group == "lovers", where
+            name = "wolves" if group == {"wolves"} else "lovers" if group == {
+                "black-lovers"} else None
+            if name and seats <= set(before.groups.get(name, [])):
+                assert ev.audience.group == name, where
+            elif seats:  # killers outside the group (non-default options) get private messages
+                assert ev.audience.group is None, where
         elif t == "LoverNotice":
             assert len(seats) <= 1, where
             for s in seats:

@@ -211,7 +211,17 @@ class Classic(Ruleset):
             if went_out or ctx.opt("classic.kill_post_on_no"):
                 ctx.emit("KillPostDue", Audience.to(witch))
 
-    # votes --------------------------------------------------------------------
+    # votes and the badge ---------------------------------------------------------
+    def first_to_reach_rule(self, ctx: Ctx) -> str:
+        rule = ctx.opt("classic.sheriff_tiebreak")
+        return rule if rule != "random" else "first_to_reach_held"
+
+    def night_handover(self, ctx: Ctx) -> str:
+        return ctx.opt("classic.sheriff_night_handover_deadline")
+
+    def red_card_successor(self, ctx: Ctx) -> str:
+        return ctx.opt("classic.red_card_sheriff_successor")
+
     def pick_sheriff(self, ctx: Ctx, tally: Tally) -> int | None:
         if len(tally.tied) > 1 and ctx.opt("classic.sheriff_tiebreak") == "random":
             return ctx.rand_choice(list(tally.tied), "sheriff_tie")
