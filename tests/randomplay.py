@@ -340,13 +340,17 @@ class Driver:
             living.append(None)
         return pick(living, r)[0] if living else None
 
+    def hunted(self) -> list[int]:
+        """Whom a hunting game votes out: the living wolves."""
+        return [s.seat for s in self.state.living() if s.role == "wolf"]
+
     def vote_target(self, r: float) -> int | None:
-        """A living seat or an abstention; in a wolf hunt, mostly a wolf."""
+        """A living seat or an abstention; in a wolf hunt, mostly one of `hunted`."""
         pool: list[int | None] = [*self.living(), None]
         if self.peace:
             return None
         if self.hunt:
-            pool = [s.seat for s in self.state.living() if s.role == "wolf"] * 3 + pool
+            pool = self.hunted() * 3 + pool
         return pick(pool, r)[0]
 
     def legal(self, r: float) -> Any:

@@ -23,13 +23,8 @@ class AnomalyDriver(Driver):
     def hunters(self) -> list[int]:
         return [s.seat for s in self.state.seats if s.statuses.get("shot_due")]
 
-    def vote_target(self, r: float) -> int | None:
-        pool: list[int | None] = [*self.living(), None]
-        if self.peace:
-            return None
-        if self.hunt:
-            pool = [s.seat for s in self.state.living() if s.camp == "anomaly"] * 3 + pool
-        return pick(pool, r)[0]
+    def hunted(self) -> list[int]:
+        return [s.seat for s in self.state.living() if s.camp == "anomaly"]
 
     def legal(self, r: float) -> Any:
         hunters = self.hunters()

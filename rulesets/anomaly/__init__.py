@@ -507,25 +507,25 @@ def _act_firewall(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) 
 
 
 def _act_purify(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
-    if not st.holds("purify"):
-        ctx.reject("skill_lost")
-    if slot.sub is not None and slot.sub.skill == "format":
-        ctx.reject("purify_or_format")
-    target = ctx.living_target(target)
-    ctx.submit(slot, cmd, [target])
-    ctx.tell(st.seat, "ActionRecorded", skill="purify", target=target)
+    _act_witch(ctx, st, slot, cmd, target, other="format")
 
 
 def _act_format(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
     if ctx.state.night.data["stages"].get(str(st.seat)) != "complete":
         ctx.reject("skill_not_at_stage")
-    if not st.holds("format"):
+    _act_witch(ctx, st, slot, cmd, target, other="purify")
+
+
+def _act_witch(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None, *,
+               other: str) -> None:
+    """净化 or 格式化: a held skill, never both on one night (A-WITCH-4/5)."""
+    if not st.holds(cmd.skill):
         ctx.reject("skill_lost")
-    if slot.sub is not None and slot.sub.skill == "purify":
+    if slot.sub is not None and slot.sub.skill == other:
         ctx.reject("purify_or_format")
     target = ctx.living_target(target)
     ctx.submit(slot, cmd, [target])
-    ctx.tell(st.seat, "ActionRecorded", skill="format", target=target)
+    ctx.tell(st.seat, "ActionRecorded", skill=cmd.skill, target=target)
 
 
 def _act_pass(ctx: Ctx, st: Seat, cmd: Act) -> None:

@@ -9,7 +9,6 @@ are played through the service too and compared with a clean replay of their com
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -20,7 +19,6 @@ import bot.scenario
 from bot.scenario import Game, Scenario
 from bot.service import Service
 from engine import new_game
-from engine.commands import Tick
 from engine.events import Rejection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,15 +51,6 @@ class ServiceGame(Game):
         self.state = out.state
         self.record(list(out.events))
         return None
-
-    def advance(self, target: datetime) -> None:
-        while True:
-            dl = self.state.next_deadline()
-            if dl is None or dl.due > target:
-                break
-            self.now = max(self.now, dl.due)
-            self.send(Tick(deadline_id=dl.id))
-        self.now = max(self.now, target)
 
 
 class ServiceScenario(Scenario):
