@@ -103,7 +103,7 @@ class Console:
             kw = {"first_open": (now + timedelta(minutes=2)).replace(second=0),
                   "day_minutes": 5, "night_minutes": 3, "options": FAST}
         self.service.create_game(
-            game_id=game_id, ruleset="classic", seed=f"{game_id}-{now.isoformat()}",
+            game_id=game_id, ruleset="classic",
             start=start, players=12, now=now, time_zone=tz, judge_contact="console-judge",
             bindings={n: (f"console-{game_id}-{n}", None) for n in range(1, 13)},
             rooms={"public": f"console-{game_id}", "wolves": f"console-{game_id}-wolves",

@@ -14,6 +14,7 @@ A message id seen before is not applied again: the original outcome is returned.
 from __future__ import annotations
 
 import logging
+import secrets
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -113,6 +114,11 @@ class RebuildReport:
         return not self.problems
 
 
+def new_seed() -> str:
+    """A game's secret seed: 256 bits from the OS CSPRNG, never derived from a name or a time."""
+    return secrets.token_hex(32)
+
+
 def tick_message_id(version: int, deadline: Deadline) -> str:
     """The message id of the tick for `deadline` seen at state `version`.
 
@@ -150,7 +156,7 @@ class Service:
         self.db.dispose()
 
     # creation ----------------------------------------------------------------------------------
-    def create_game(self, *, game_id: str, ruleset: str, seed: str, start: date,
+    def create_game(self, *, game_id: str, ruleset: str, start: date, seed: str | None = None,
                     roles: list[str] | None = None, players: int | None = None,
                     options: Mapping[str, Any] | None = None, open_time: time = time(9, 0),
                     close_time: time = time(21, 0), now: datetime | None = None,
@@ -163,8 +169,15 @@ class Service:
         `rooms`: "public" or a group name -> room id. `first_open`, `day_minutes`,
         `night_minutes`: a fast game (engine.model.Schedule). `time_zone`: the IANA zone of the
         game's wall clock (all the game's times are wall-clock times in it). Creating the same
-        game (same parameters) again returns the first outcome, marked duplicate."""
+        game (same parameters) again returns the first outcome, marked duplicate.
+
+        `seed`: leave it out. The bot draws 256 bits from the operating system's CSPRNG
+        (`new_seed`); a given seed is for tests and replays only, since anyone who can guess
+        the seed knows every role."""
         zone(time_zone)  # a ValueError for an unknown zone, before anything is written
+        drawn = seed is None
+        if seed is None:
+            seed = new_seed()
         params: dict[str, Any] = {
             "ruleset": ruleset, "game_id": game_id, "seed": seed, "start": start,
             "roles": list(roles) if roles is not None else None, "players": players,
@@ -203,7 +216,10 @@ class Service:
                 game = s.get(Game, game_id)
             if game is None:
                 raise
-            if decode(game.params) != params or game.time_zone != time_zone:
+            stored = decode(game.params)
+            if drawn:  # a retried creation draws another seed: compare the rest
+                stored["seed"] = params["seed"]
+            if stored != params or game.time_zone != time_zone:
                 raise GameExists(f"game {game_id!r} exists already, with other parameters"
                                  ) from None
             return Outcome(game_id, None, "accepted", 0, duplicate=True)
