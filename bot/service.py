@@ -13,7 +13,10 @@ A message id seen before is not applied again: the original outcome is returned.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import re
 import secrets
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -57,8 +60,20 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # fits games.id, never a path
+MAX_ID = 128  # inbox.msg_id, inbox.sender, players.contact_id
+# Vote modes a player may send for their own seat; the others ("correct": the judge's own
+# correction entry, "void": a malformed forum post) are entered by a judge.
+PLAYER_VOTE_MODES = frozenset({"vote", "change", "request_correct"})
+
+
 class UnknownGame(LookupError):
     pass
+
+
+class MessageIdReused(ValueError):
+    """A transport sent another command under a message id already applied: nothing is
+    applied (the id must be unique per message; the inbox would take it for a repeat)."""
 
 
 class GameExists(ValueError):
@@ -137,9 +152,32 @@ def event_of(data: Any) -> Event:
     return Event.model_validate(decode(data))
 
 
+def env_judges() -> frozenset[str]:
+    """The judges' contacts from WOLFJUDGE_JUDGES (comma-separated), as CHAT.md says."""
+    return frozenset(j.strip() for j in os.environ.get("WOLFJUDGE_JUDGES", "").split(",")
+                     if j.strip())
+
+
+def inbox_id(msg_id: str) -> str:
+    """The transport's id as stored: one too long for the column is replaced by its digest."""
+    if len(msg_id) <= MAX_ID:
+        return msg_id
+    return "sha256:" + hashlib.sha256(msg_id.encode()).hexdigest()
+
+
 class Service:
-    def __init__(self, db: Database | str | None = None) -> None:
+    """The pipeline. `judges`: contacts with judge rights in every game (default:
+    WOLFJUDGE_JUDGES), besides each game's own `judge_contact`.
+
+    Every command from a chat carries its `sender` (the contact id), and the service itself
+    checks it: a player acts only for their own seat, only judges send judge commands, nobody
+    sends a tick. `sender=None` is the operator: this process's own scheduler, the CLI, a
+    scenario replay; a transport must never pass None for a message it received."""
+
+    def __init__(self, db: Database | str | None = None, *,
+                 judges: Iterable[str] | None = None) -> None:
         self.db = db if isinstance(db, Database) else Database(db)
+        self.judges = frozenset(judges) if judges is not None else env_judges()
         # Test seam: runs after the engine decided and before the write transaction opens.
         self.before_write: Callable[[], None] | None = None
         # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
@@ -174,6 +212,8 @@ class Service:
         `seed`: leave it out. The bot draws 256 bits from the operating system's CSPRNG
         (`new_seed`); a given seed is for tests and replays only, since anyone who can guess
         the seed knows every role."""
+        if not GAME_ID.fullmatch(game_id):
+            raise ValueError(f"bad game id {game_id[:70]!r}: 1-64 letters, digits, . _ -")
         zone(time_zone)  # a ValueError for an unknown zone, before anything is written
         drawn = seed is None
         if seed is None:
@@ -283,6 +323,8 @@ class Service:
                                   .order_by(LogEntry.seq)))
 
     def _load(self, game_id: str, s: Session | None = None) -> _Loaded:
+        if not GAME_ID.fullmatch(game_id):
+            raise UnknownGame(game_id[:70])
         if s is None:
             with self.db.read() as s2:
                 return self._load(game_id, s2)
@@ -294,10 +336,14 @@ class Service:
         return _Loaded(game_id, ruleset, state_of(snap.state), snap.version, snap.last_seq,
                        snap.clock)
 
-    def _previous(self, s: Session, game_id: str, msg_id: str) -> Outcome | None:
+    def _previous(self, s: Session, game_id: str, msg_id: str, cmd: Command,
+                  sender: str | None) -> Outcome | None:
         row = s.get(InboxMessage, (game_id, msg_id))
         if row is None:
             return None
+        if COMMAND.validate_python(decode(row.command)) != cmd or row.sender != sender:
+            raise MessageIdReused(f"{game_id}: message id {msg_id!r} was applied before to "
+                                  "another command or sender; this one is not applied")
         events: tuple[Event, ...] = ()
         if row.first_seq is not None:
             bodies = s.scalars(select(LogEntry.body).where(
@@ -318,18 +364,28 @@ class Service:
         game's clock (the `now` of its last accepted command) if `now` is earlier, so the
         game's time never goes back (a live message on a real clock)."""
         cmd: Command = COMMAND.validate_python(command) if isinstance(command, dict) else command
+        if msg_id is not None:
+            msg_id = inbox_id(msg_id)
+        if sender is not None and not 0 < len(sender) <= MAX_ID:
+            raise ValueError("a sender is a contact id of 1-128 characters")
         clash: IntegrityError | None = None
         for _ in range(MAX_TRIES):
             with self.db.read() as s:
                 if msg_id is not None:
-                    seen = self._previous(s, game_id, msg_id)
+                    seen = self._previous(s, game_id, msg_id, cmd, sender)
                     if seen is not None:
                         return seen
                 if clash is not None:
                     raise clash  # not a duplicate message after all
                 loaded = self._load(game_id, s)
+                denied = sender is not None and not self._permitted(s, game_id, cmd, sender)
             at = max(now, loaded.clock) if monotonic else now
-            result = handle(loaded.state, cmd, at)
+            if denied:  # refused and logged (the inbox row), the engine is not asked
+                log.warning("%s: %s may not send %s", game_id, sender, cmd.kind)
+                result: tuple[GameState, list[Event]] | Rejection = Rejection(
+                    code="not_permitted")
+            else:
+                result = handle(loaded.state, cmd, at)
             if self.before_write is not None:
                 self.before_write()
             try:
@@ -345,6 +401,29 @@ class Service:
                     raise
                 clash = exc  # the same message committed meanwhile? the reload tells
         raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
+
+    def is_judge(self, game_id: str, contact: str, s: Session | None = None) -> bool:
+        if s is None:
+            with self.db.read() as s2:
+                return self.is_judge(game_id, contact, s2)
+        if contact in self.judges:
+            return True
+        return s.scalar(select(Game.judge_contact).where(Game.id == game_id)) == contact
+
+    def _permitted(self, s: Session, game_id: str, cmd: Command, sender: str) -> bool:
+        """May contact `sender` send `cmd` to this game? (CHAT.md: people)"""
+        if cmd.kind == "tick":
+            return False  # deadlines fire from the scheduler, never from a chat
+        judge = self.is_judge(game_id, sender, s)
+        if cmd.kind.startswith("judge_"):
+            return judge
+        if cmd.kind == "vote" and judge:
+            return True  # a forum vote, entered by the judge as read from the thread
+        seat = s.scalar(select(Player.seat).where(Player.game_id == game_id,
+                                                  Player.contact_id == sender))
+        if seat is None or seat != getattr(cmd, "seat", None):
+            return False
+        return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES
 
     def _commit(self, s: Session, old: _Loaded, cmd: Command,
                 result: tuple[GameState, list[Event]] | Rejection, now: datetime,

@@ -3,67 +3,75 @@
 from __future__ import annotations
 
 from datetime import datetime, time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
+
+# Commands come from outside (chat, files, other processes): every field is bounded and strict,
+# so `true` is no seat, "+3" no number, and no input can grow the state without limit.
+SeatNo = Annotated[StrictInt, Field(ge=0, le=99)]
+ShortText = Annotated[str, StringConstraints(max_length=32)]
+OptionValue = StrictInt | StrictBool | ShortText | None
+MAX_TEXT = 2000  # last words: a long forum post, not a novel
 
 
 class _Cmd(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class Act(_Cmd):
     """A player's skill use: `kill`, `see`, `guard`, `save`, `poison`, `link`, `pass`, `lock` …"""
 
     kind: Literal["act"] = "act"
-    seat: int
-    skill: str
-    targets: tuple[int | None, ...] = ()
-    options: dict[str, Any] = Field(default_factory=dict)
+    seat: SeatNo
+    skill: ShortText
+    targets: Annotated[tuple[SeatNo | None, ...], Field(max_length=4)] = ()
+    options: Annotated[dict[ShortText, OptionValue], Field(max_length=4)] = Field(
+        default_factory=dict)
 
 
 class Vote(_Cmd):
     """`mode`: vote (first post), change (the one 改票), correct (keeps the post time), void."""
 
     kind: Literal["vote"] = "vote"
-    seat: int
+    seat: SeatNo
     mode: Literal["vote", "change", "correct", "void"] = "vote"
-    target: int | None = None  # None = abstain (ignored for void)
+    target: SeatNo | None = None  # None = abstain (ignored for void)
 
 
 class Handover(_Cmd):
     kind: Literal["handover"] = "handover"
-    seat: int
-    target: int
+    seat: SeatNo
+    target: SeatNo
 
 
 class LastWords(_Cmd):
     kind: Literal["lastwords"] = "lastwords"
-    seat: int
-    text: str
+    seat: SeatNo
+    text: Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 
 
 class Surrender(_Cmd):
     kind: Literal["surrender"] = "surrender"
-    seat: int
+    seat: SeatNo
 
 
 class Tick(_Cmd):
     """A deadline fired. A tick for a deadline that is gone or not yet due changes nothing."""
 
     kind: Literal["tick"] = "tick"
-    deadline_id: str
+    deadline_id: Annotated[str, StringConstraints(max_length=64)]
 
 
 class JudgeProxy(_Cmd):
     kind: Literal["judge_proxy"] = "judge_proxy"
-    seat: int
-    target: int | None = None  # None = abstain
+    seat: SeatNo
+    target: SeatNo | None = None  # None = abstain
 
 
 class JudgeCard(_Cmd):
     kind: Literal["judge_card"] = "judge_card"
-    seat: int
+    seat: SeatNo
     color: Literal["yellow", "red"]
 
 
@@ -71,7 +79,7 @@ class JudgeWaiver(_Cmd):
     """`notice`: told the judge in advance; `contact`: contacted the judge before a deadline."""
 
     kind: Literal["judge_waiver"] = "judge_waiver"
-    seat: int
+    seat: SeatNo
     waiver: Literal["notice", "contact"]
 
 
@@ -95,7 +103,7 @@ class JudgeExtend(_Cmd):
     """Give one player until `at` for every deadline that player owes (issue 5)."""
 
     kind: Literal["judge_extend"] = "judge_extend"
-    seat: int
+    seat: SeatNo
     at: datetime
 
 

@@ -38,6 +38,10 @@ _COMMAND = TypeAdapter(Command)
 # Cards whose reason everybody may know (the vote thread and the badge are public).
 PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
 
+# How far ahead a judge may move a time (P-TIME-2, JudgeExtend): a slow game runs for weeks,
+# not years, and a time beyond what the clock can schedule must never enter the state.
+TIME_HORIZON = timedelta(days=31)
+
 # Deadline kinds whose owers get a DM reminder before they pass.
 REMINDED = {"setup", "night", "handover", "hunter", "day_close"}
 
@@ -605,11 +609,18 @@ def _remind(ctx: Ctx, dl: Deadline) -> None:
         ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
 
 
+def _future_time(ctx: Ctx, at: datetime) -> None:
+    """A judge's new time: after now, and within TIME_HORIZON of it."""
+    if at <= ctx.now:
+        ctx.reject("time_in_past")
+    if at > ctx.now + TIME_HORIZON:
+        ctx.reject("time_too_far", days=TIME_HORIZON.days)
+
+
 def _extend(ctx: Ctx, cmd: JudgeExtend) -> None:
     """The judge gives one player more time on every deadline that player owes."""
     ctx.seat(cmd.seat)
-    if cmd.at <= ctx.now:
-        ctx.reject("time_in_past")
+    _future_time(ctx, cmd.at)
     hits = [d for d in ctx.state.deadlines
             if cmd.seat in d.seats and d.kind in ("setup", "night", "handover", "hunter")]
     if not hits:
@@ -760,8 +771,7 @@ def _start_night(ctx: Ctx, day: int) -> None:
 
 def _set_time(ctx: Ctx, cmd: JudgeSetTime) -> None:
     state = ctx.state
-    if cmd.at <= ctx.now:
-        ctx.reject("time_in_past")
+    _future_time(ctx, cmd.at)
     if cmd.which == "close":
         if not state.phase.startswith("D"):
             ctx.reject("no_open_day")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Literal
 
@@ -83,6 +84,7 @@ def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
                      camps: tuple[str, ...] = ()) -> dict[str, Any]:
     """Merge `given` over the defaults of `spec`; raise OptionError on anything unknown or bad."""
     result = {key: default for key, (_, default) in spec.items()}
+    _check_plain(given or {})
     for key, value in (given or {}).items():
         if key not in spec:
             raise OptionError(f"unknown option {key!r}; known options: {', '.join(sorted(spec))}")
@@ -110,6 +112,26 @@ def validate_options(spec: OptionSpec, given: dict[str, Any] | None,
             f"bad value {result['check.no_unlost_camp']!r} for option 'check.no_unlost_camp': "
             f"one of {', '.join(sorted(allowed))}")
     return result
+
+
+MAX_OPTION_TEXT = 64
+
+
+def _check_plain(given: Any) -> None:
+    """Options are a flat map of short scalars (or short lists of them): no NaN, no nesting,
+    no megabyte strings."""
+    if not isinstance(given, dict) or len(given) > 200:
+        raise OptionError("options must be a map of at most 200 keys")
+    for key, value in given.items():
+        if not isinstance(key, str) or len(key) > MAX_OPTION_TEXT:
+            raise OptionError(f"bad option key {str(key)[:MAX_OPTION_TEXT]!r}")
+        items = value if isinstance(value, list) and len(value) <= 8 else [value]
+        for item in items:
+            if isinstance(item, float) and not math.isfinite(item):
+                raise OptionError(f"bad value for option {key!r}: not a finite number")
+            if not isinstance(item, str | int | float | bool) or len(str(item)) > MAX_OPTION_TEXT:
+                raise OptionError(f"bad value for option {key!r}: a short word, number, "
+                                  "true/false or a short list of them")
 
 
 def _short(exc: Exception) -> str:

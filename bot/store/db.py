@@ -25,7 +25,8 @@ class SchemaError(RuntimeError):
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # allow_nan=False: NaN is no JSON (PostgreSQL refuses it); fail before the database does.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def make_engine(url: str | None = None) -> Engine:

@@ -17,7 +17,7 @@ from storehelp import feed, random_games
 
 import bot.scenario
 from bot.scenario import Game, Scenario
-from bot.service import Service
+from bot.service import PLAYER_VOTE_MODES, Service
 from engine import new_game
 from engine.events import Rejection
 
@@ -37,8 +37,13 @@ class ServiceGame(Game):
     def send(self, command: Any, seat: int | None = None) -> Rejection | None:
         assert self.service is not None
         self.sent += 1
+        # Each step comes from its seat's contact, as a chat message would; corrections and
+        # void posts are forum entries, made by the judge (PLAYER_VOTE_MODES).
+        sender = f"wx-{seat}" if seat is not None else None
+        if getattr(command, "mode", "vote") not in PLAYER_VOTE_MODES:
+            sender = "wx-judge"
         out = self.service.submit(self.game_id, command, now=self.now, msg_id=f"s{self.sent}",
-                                  sender=f"wx-{seat}" if seat is not None else None)
+                                  sender=sender)
         if out.rejection is not None:
             if seat is not None:
                 from bot.render import render_rejection
@@ -69,7 +74,9 @@ class ServiceScenario(Scenario):
         with patch.object(bot.scenario, "new_game", recording_new_game):
             game = super().start(doc)
         captured["game_id"] = self.game_id
-        out = self.service.create_game(**captured)
+        seats = len(game.state.seats)
+        out = self.service.create_game(**captured, judge_contact="wx-judge",
+                                       bindings={n: (f"wx-{n}", None) for n in range(1, seats + 1)})
         assert out.state is not None
         assert out.state.model_dump(exclude={"game_id"}) == game.state.model_dump(
             exclude={"game_id"})

@@ -64,7 +64,8 @@ def test_duplicate_messages_are_applied_once(service: Service) -> None:
     first = service.submit("g1", Vote(seat=1, target=2), now=at(1, 10), msg_id="wx-1",
                            sender="wx-g1-1")
     assert first.accepted and not first.duplicate
-    again = service.submit("g1", Vote(seat=1, target=2), now=at(1, 10, 5), msg_id="wx-1")
+    again = service.submit("g1", Vote(seat=1, target=2), now=at(1, 10, 5), msg_id="wx-1",
+                           sender="wx-g1-1")
     assert again.duplicate and again.accepted
     assert again.version == first.version
     assert [e.model_dump() for e in again.events] == [e.model_dump() for e in first.events]
