@@ -23,11 +23,13 @@ class Act(_Cmd):
 
 
 class Vote(_Cmd):
-    """`mode`: vote (first post), change (the one 改票), correct (keeps the post time), void."""
+    """`mode`: vote (first post), change (the one 改票), correct (the judge's correction: keeps
+    the post time), void, request_correct (a player's 更正: pending until the judge rules on it
+    with `JudgeCorrection`, RULES.md AMB-P-09)."""
 
     kind: Literal["vote"] = "vote"
     seat: int
-    mode: Literal["vote", "change", "correct", "void"] = "vote"
+    mode: Literal["vote", "change", "correct", "void", "request_correct"] = "vote"
     target: int | None = None  # None = abstain (ignored for void)
 
 
@@ -59,6 +61,15 @@ class JudgeProxy(_Cmd):
     kind: Literal["judge_proxy"] = "judge_proxy"
     seat: int
     target: int | None = None  # None = abstain
+
+
+class JudgeCorrection(_Cmd):
+    """The judge rules on seat `seat`'s pending correction request (AMB-P-09): `accept` applies
+    it as a correction (keeping the original post time); otherwise the earlier vote stands."""
+
+    kind: Literal["judge_correction"] = "judge_correction"
+    seat: int
+    accept: bool
 
 
 class JudgeCard(_Cmd):
@@ -107,6 +118,7 @@ Command = Annotated[
     | Surrender
     | Tick
     | JudgeProxy
+    | JudgeCorrection
     | JudgeCard
     | JudgeWaiver
     | JudgeSetTime
