@@ -4,8 +4,9 @@
 
     new g1 [fast] [tz=Europe/Berlin]   deal a 12-seat classic game (seats bound to console-g1-N)
     g1 4 see 1                         a seat's command (scenario step words: vote 3, abstain,
-    g1 judge proxy 3 5                 change 3, kill 3|none, lock, pass, handover 3, lastwords …,
-    g1 {"kind": "act", "seat": 4, …}   judge proxy/yellow/red/notice/contact), or a JSON command
+    g1 judge proxy 3 5                 change 3, request_correct 3, kill 3|none, lock, pass,
+    g1 {"kind": "act", "seat": 4, …}   handover 3, lastwords …, judge proxy/yellow/red/notice/
+                                       contact/confirm_correction/reject_correction), or JSON
 
 Every message goes through the scheduler (`DeadlineScheduler.receive`), so deadlines that are due
 fire first, at the game's own wall-clock time.
@@ -26,7 +27,16 @@ from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
 from bot.outbox import OutgoingMessage, deliver
 from bot.scheduler import Clock, DeadlineScheduler
 from bot.service import COMMAND, GameExists, Service, UnknownGame
-from engine.commands import Act, Handover, JudgeCard, JudgeProxy, JudgeWaiver, LastWords, Vote
+from engine.commands import (
+    Act,
+    Handover,
+    JudgeCard,
+    JudgeCorrection,
+    JudgeProxy,
+    JudgeWaiver,
+    LastWords,
+    Vote,
+)
 from engine.commands import Command as Cmd
 
 FAST = {"deadlines.night_action": "1min", "classic.guard_deadline": "1min",
@@ -63,9 +73,11 @@ def parse(words: list[str]) -> Cmd:
             return JudgeCard(seat=int(args[0]), color=verb)
         if verb in ("notice", "contact"):
             return JudgeWaiver(seat=int(args[0]), waiver=verb)
+        if verb in ("confirm_correction", "reject_correction"):
+            return JudgeCorrection(seat=int(args[0]), accept=verb == "confirm_correction")
         raise ValueError(f"unknown judge command {verb!r}")
     n = int(head)
-    if verb in ("vote", "change", "correct"):
+    if verb in ("vote", "change", "correct", "request_correct"):
         return Vote(seat=n, mode=verb, target=seat(args[0]))
     if verb == "abstain":
         return Vote(seat=n, target=None)

@@ -35,6 +35,10 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["has_target"] = target is not None
     f["target_text"] = w["seat"].format(n=target) if target is not None else (
         w["abstain"] if "voter" in data else w["nobody"])
+    if "post_at" in data:  # the vote post a correction request is about
+        post = data.get("post_target")
+        f["post_text"] = w["void_post"] if data.get("post_void") else (
+            w["seat"].format(n=post) if post is not None else w["abstain"])
     f["has_partner"] = data.get("partner") is not None
     f["has_seat"] = data.get("seat") is not None
     f["proxy_text"] = w["proxy"] if data.get("by_judge") else ""

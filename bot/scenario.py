@@ -18,6 +18,7 @@ from engine.commands import (
     Act,
     Handover,
     JudgeCard,
+    JudgeCorrection,
     JudgeProxy,
     JudgeSetTime,
     JudgeWaiver,
@@ -311,7 +312,8 @@ class Scenario:
         elif verb == "abstain":
             arity(0)
             cmd = Vote(seat=seat, mode="vote", target=None)
-        elif verb in ("change", "correct"):
+        elif verb in ("change", "correct", "request_correct"):
+            # `request_correct T` (extension): a player's 更正, pending until the judge rules
             arity(1)
             cmd = Vote(seat=seat, mode=verb,
                        target=self.target(game, args[0], line, none_word="abstain"))
@@ -364,6 +366,10 @@ class Scenario:
         if verb == "proxy" and len(args) == 2:
             return JudgeProxy(seat=self.seat(game, args[0], line),
                               target=self.target(game, args[1], line, none_word="abstain"))
+        if verb in ("confirm_correction", "reject_correction") and len(args) == 1:
+            # extension: the judge rules on a player's correction request (AMB-P-09)
+            return JudgeCorrection(seat=self.seat(game, args[0], line),
+                                   accept=verb == "confirm_correction")
         if verb in ("yellow", "red") and len(args) == 1:
             return JudgeCard(seat=self.seat(game, args[0], line), color=verb)
         if verb in ("notice", "contact") and len(args) == 1:

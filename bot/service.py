@@ -664,6 +664,7 @@ class Service:
 
 _COMMAND_WORDS = {"act": "行动", "vote": "投票", "handover": "移交警徽", "lastwords": "遗言",
                   "surrender": "投降", "tick": "时限到", "judge_proxy": "法官代投",
+                  "judge_correction": "法官裁定更正",
                   "judge_card": "法官出牌", "judge_waiver": "法官登记",
                   "judge_set_time": "法官改时间", "judge_extend": "法官延时",
                   "judge_set_schedule": "法官改作息"}

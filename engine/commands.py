@@ -31,11 +31,13 @@ class Act(_Cmd):
 
 
 class Vote(_Cmd):
-    """`mode`: vote (first post), change (the one 改票), correct (keeps the post time), void."""
+    """`mode`: vote (first post), change (the one 改票), correct (the judge's correction: keeps
+    the post time), void, request_correct (a player's 更正: pending until the judge rules on it
+    with `JudgeCorrection`, RULES.md AMB-P-09)."""
 
     kind: Literal["vote"] = "vote"
     seat: SeatNo
-    mode: Literal["vote", "change", "correct", "void"] = "vote"
+    mode: Literal["vote", "change", "correct", "void", "request_correct"] = "vote"
     target: SeatNo | None = None  # None = abstain (ignored for void)
 
 
@@ -67,6 +69,15 @@ class JudgeProxy(_Cmd):
     kind: Literal["judge_proxy"] = "judge_proxy"
     seat: SeatNo
     target: SeatNo | None = None  # None = abstain
+
+
+class JudgeCorrection(_Cmd):
+    """The judge rules on seat `seat`'s pending correction request (AMB-P-09): `accept` applies
+    it as a correction (keeping the original post time); otherwise the earlier vote stands."""
+
+    kind: Literal["judge_correction"] = "judge_correction"
+    seat: SeatNo
+    accept: StrictBool
 
 
 class JudgeCard(_Cmd):
@@ -115,6 +126,7 @@ Command = Annotated[
     | Surrender
     | Tick
     | JudgeProxy
+    | JudgeCorrection
     | JudgeCard
     | JudgeWaiver
     | JudgeSetTime

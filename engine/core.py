@@ -17,6 +17,7 @@ from engine.commands import (
     Command,
     Handover,
     JudgeCard,
+    JudgeCorrection,
     JudgeExtend,
     JudgeProxy,
     JudgeSetSchedule,
@@ -28,7 +29,17 @@ from engine.commands import (
     Vote,
 )
 from engine.events import Audience, Event, Rejection
-from engine.model import Deadline, GameState, Night, Schedule, Seat, Slot, Submission, VotePost
+from engine.model import (
+    CorrectionRequest,
+    Deadline,
+    GameState,
+    Night,
+    Schedule,
+    Seat,
+    Slot,
+    Submission,
+    VotePost,
+)
 from engine.options import validate_options, witch_deadline
 from engine.ruleset import Ruleset, get_ruleset
 from engine.votes import ABSTAIN, REVOTE, Tally, tally
@@ -519,6 +530,8 @@ def _dispatch(ctx: Ctx, cmd: Command) -> None:
         _vote(ctx, cmd.seat, cmd.mode, cmd.target, by_judge=False)
     elif isinstance(cmd, JudgeProxy):
         _proxy(ctx, cmd)
+    elif isinstance(cmd, JudgeCorrection):
+        _judge_correction(ctx, cmd)
     elif isinstance(cmd, Handover):
         _handover(ctx, cmd)
     elif isinstance(cmd, LastWords):
@@ -661,6 +674,7 @@ def _open_day(ctx: Ctx, day: int) -> None:
     state.phase = f"D{day}"
     state.day = day
     state.votes = {}
+    state.correction_requests = {}
     news, state.news = state.news, {}
     reveal = ctx.opt("public.reveal_roles_on_out") is True
     outs = news.get("outs", [])
@@ -672,6 +686,7 @@ def _open_day(ctx: Ctx, day: int) -> None:
 
 def _close_day(ctx: Ctx, day: int) -> None:
     state = ctx.state
+    _lapse_corrections(ctx)
     if state.data.get("revote"):
         _close_revote(ctx, day)
         return
@@ -857,6 +872,9 @@ def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) ->
         ctx.living_target(target)
         if target == n and not ctx.opt("votes.self_vote"):
             ctx.reject("no_self_vote")
+    if mode == "request_correct":
+        _request_correction(ctx, n, target, posts)
+        return
     if mode == "vote":
         if posts:
             ctx.reject("already_voted")
@@ -877,7 +895,60 @@ def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) ->
         if not posts:
             ctx.reject("no_vote_to_correct")
         posts[-1] = posts[-1].model_copy(update={"target": target, "void": False})
+    _drop_correction(ctx, n)  # a new post or a correction supersedes a pending request
     ctx.announce("VotePosted", voter=n, target=target, mode=mode, by_judge=by_judge)
+
+
+def _request_correction(ctx: Ctx, n: int, target: int | None, posts: list[VotePost]) -> None:
+    """A player's 更正 (AMB-P-09): only the judge decides whether it is a correction, so it is
+    recorded as pending and changes nothing; a new request replaces the seat's earlier one."""
+    if not posts:
+        ctx.reject("no_vote_to_correct")
+    replaced = n in ctx.state.correction_requests
+    ctx.state.correction_requests[n] = CorrectionRequest(target=target, at=ctx.now)
+    last = posts[-1]
+    ctx.tell(n, "CorrectionRequested", voter=n, target=target, replaced=replaced)
+    ctx.note("CorrectionRequestedJudge", voter=n, target=target, replaced=replaced,
+             post_at=last.at.strftime("%H:%M"), post_target=last.target, post_void=last.void)
+
+
+def _drop_correction(ctx: Ctx, n: int) -> None:
+    req = ctx.state.correction_requests.pop(n, None)
+    if req is not None:
+        ctx.tell(n, "CorrectionDropped", voter=n, target=req.target)
+        ctx.note("CorrectionDroppedJudge", voter=n, target=req.target)
+
+
+def _lapse_corrections(ctx: Ctx) -> None:
+    """Voting closes: requests the judge has not ruled on lapse; the votes stand as they are."""
+    requests, ctx.state.correction_requests = ctx.state.correction_requests, {}
+    for n, req in sorted(requests.items()):
+        ctx.tell(n, "CorrectionLapsed", voter=n, target=req.target)
+        ctx.note("CorrectionLapsedJudge", voter=n, target=req.target)
+
+
+def _judge_correction(ctx: Ctx, cmd: JudgeCorrection) -> None:
+    """The judge rules on a pending request: a correction (keeps the original post's time, is
+    not a change), or refused (the earlier vote stands; the player keeps the one change)."""
+    state = ctx.state
+    ctx.seat(cmd.seat)
+    req = state.correction_requests.pop(cmd.seat, None)
+    if req is None:
+        ctx.reject("no_correction_pending", seat=cmd.seat)
+    assert req is not None
+    if cmd.accept:
+        if not state.seat(cmd.seat).alive:
+            ctx.reject("voter_out", seat=cmd.seat)
+        _vote(ctx, cmd.seat, "correct", req.target, by_judge=False)
+        ctx.tell(cmd.seat, "CorrectionConfirmed", voter=cmd.seat, target=req.target)
+        return
+    posts = state.votes.get(cmd.seat, [])
+    freeze = state.schedule.close_at(state.day) - timedelta(
+        minutes=ctx.opt("deadlines.change_freeze"))
+    can_change = (not any(p.change for p in posts) and ctx.now <= freeze
+                  and not state.data.get("revote"))
+    ctx.tell(cmd.seat, "CorrectionRejected", voter=cmd.seat, target=req.target,
+             can_change=can_change)
 
 
 def _proxy(ctx: Ctx, cmd: JudgeProxy) -> None:

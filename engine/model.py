@@ -124,6 +124,13 @@ class VotePost(BaseModel):
     by_judge: bool = False
 
 
+class CorrectionRequest(BaseModel):
+    """A player's `更正` awaiting the judge (AMB-P-09): it changes nothing until confirmed."""
+
+    target: int | None = None  # None = abstain
+    at: datetime  # when the player asked
+
+
 class GameState(BaseModel):
     game_id: str
     ruleset: str
@@ -144,6 +151,8 @@ class GameState(BaseModel):
     sheriff: int | None = None
     night: Night | None = None
     votes: dict[int, list[VotePost]] = Field(default_factory=dict)
+    # one pending correction request per seat, until the judge rules or voting closes
+    correction_requests: dict[int, CorrectionRequest] = Field(default_factory=dict)
     handover_due: int | None = None  # the out sheriff who owes a successor
     lastwords_due: list[int] = Field(default_factory=list)
     last_words: dict[int, str] = Field(default_factory=dict)

@@ -1,10 +1,11 @@
 """A random driver for whole classic games, shared by the property and hygiene tests.
 
 `play(rnd, ...)` plays one game from `new_game` to its end on a simulated clock. At every step
-it sends one command, either a plausible legal one for the current phase (votes, night
-actions, Cupid's link, handover, last words, the odd surrender) or a deliberately wrong one
-(dead or out-of-range seats and targets, unknown skills, wrong phase, stale ticks, judge
-proxies, cards, waivers and time changes), or it moves the clock: a few minutes, exactly to the
+it sends one command, either a plausible legal one for the current phase (votes, correction
+requests and the judge's rulings on them, night actions, Cupid's link, handover, last words, the
+odd surrender) or a deliberately wrong one (dead or out-of-range seats and targets, unknown
+skills, wrong phase, stale ticks, judge proxies, rulings with nothing pending, cards, waivers and
+time changes), or it moves the clock: a few minutes, exactly to the
 next deadline, past one or more deadlines, or a day or two. Every deadline passed fires as a
 `Tick`, in order, like `bot.scenario.Game.advance`; just before a deadline most (not all)
 players who owe something act.
@@ -39,6 +40,7 @@ from engine.commands import (
     Act,
     Handover,
     JudgeCard,
+    JudgeCorrection,
     JudgeExtend,
     JudgeProxy,
     JudgeSetTime,
@@ -407,15 +409,21 @@ class Driver:
         if waiting and r < 0.8:
             seat, r = pick(waiting, within(r, 0, 0.8))
             return Vote(seat=seat, mode="vote", target=self.vote_target(r))
+        if state.correction_requests and r >= 0.9:  # the judge rules on a pending 更正
+            seat, r = pick(sorted(state.correction_requests), within(r, 0.9, 1))
+            return JudgeCorrection(seat=seat, accept=r < 0.5)
         r = self.p()
         if r >= 0.95:
             seat, r = pick(living, within(r, 0.95, 1))
             return JudgeProxy(seat=seat, target=self.vote_target(r))
         if r >= 0.92:
             return Vote(seat=pick(living, within(r, 0.92, 0.95))[0], mode="void")
-        if r >= 0.86 and voted:
-            seat, r = pick(voted, within(r, 0.86, 0.92))
+        if r >= 0.89 and voted:
+            seat, r = pick(voted, within(r, 0.89, 0.92))
             return Vote(seat=seat, mode="correct", target=self.vote_target(r))
+        if r >= 0.86 and voted:  # a player's 更正, for the judge to rule on (AMB-P-09)
+            seat, r = pick(voted, within(r, 0.86, 0.89))
+            return Vote(seat=seat, mode="request_correct", target=self.vote_target(r))
         if r < 0.5 and may_change:
             seat, r = pick(may_change, within(r, 0, 0.5))
             return Vote(seat=seat, mode="change", target=self.vote_target(r))
@@ -496,7 +504,7 @@ class Driver:
         targets: list[int | None] = [*seats, None]
         kind, r = pick(["act"] * 6 + ["vote"] * 4 + ["handover", "handover", "lastwords",
                         "lastwords", "surrender", "tick", "tick", "proxy", "proxy", "proxy",
-                        "waiver", "waiver", "time", "time", "extend", "extend"]
+                        "waiver", "waiver", "time", "time", "extend", "extend", "ruling"]
                        + ["card"] * (not self.peace), r)
         seat, r = pick(seats, r)
         target, r = pick(targets, r)
@@ -505,8 +513,10 @@ class Driver:
             many, r = pick([(target,), (), (target, target), (target, seat, None)], r)
             return Act(seat=seat, skill=skill, targets=many)
         if kind == "vote":
-            mode, r = pick(["vote", "change", "correct", "void"], r)
+            mode, r = pick(["vote", "change", "correct", "void", "request_correct"], r)
             return Vote(seat=seat, mode=mode, target=target)
+        if kind == "ruling":  # often for a seat with nothing pending
+            return JudgeCorrection(seat=seat, accept=r < 0.5)
         if kind == "handover":
             return Handover(seat=seat, target=target or 0)
         if kind == "lastwords":

@@ -15,7 +15,8 @@ that produced it:
 - YellowCard (private, with its reason) only to its seat, and the other one-seat messages
   (YouAreOut, YouAreSheriff, CupidLinked, YourCamp, WidowKnife, CampLostNotice, ActionRecorded,
   DeadlineExtended, Reminder)
-  only to the seats they are about;
+  only to the seats they are about; a correction request's messages (AMB-P-09) only to the
+  voter, and its judge-side notices (every `…Judge` event) to no player at all;
 - before GameOver no public event carries a role or a camp (`role`/`roles` empty unless
   `public.reveal_roles_on_out` is true, `camp` only in CampSurrendered), and no rendered public
   message contains a Chinese role name (狼人, 预言家, 女巫, 守卫, 丘比特);
@@ -52,6 +53,8 @@ ROLE_NAMES_ZH = ("狼人", "预言家", "女巫", "守卫", "丘比特")
 CAMP_NAMES_ZH = tuple(DATA["camp_names"].values())
 KILL_MESSAGES = {"KillRecorded", "KillLocked", "KillFeedback", "KillForfeited"}
 WITCH_MESSAGES = {"Tongling", "PoisonFeedback", "KillPostDue"}
+CORRECTION_MESSAGES = {"CorrectionRequested", "CorrectionConfirmed", "CorrectionRejected",
+                       "CorrectionDropped", "CorrectionLapsed"}
 
 # Long games: no shrinking unless WOLFJUDGE_SHRINK is set (see test_properties.py).
 GAMES = settings(max_examples=20, deadline=None,
@@ -130,6 +133,8 @@ class Hygiene:
             self.over = True
             return
         assert not self.over, f"an event after GameOver: {where}"
+        if ev.type.endswith("Judge"):  # the judge's side of a private exchange
+            assert not aud.public and not seats and aud.group is None, f"judge only: {where}"
         if aud.public:
             self.check_public(after, ev, where)
             return
@@ -188,6 +193,8 @@ class Hygiene:
             assert seats <= {cmd.seat}, where
         elif t == "DeadlineExtended":
             assert seats <= {d["seat"]}, where
+        elif t in CORRECTION_MESSAGES:
+            assert seats <= {d["voter"]}, where
         elif t == "Reminder":
             remind = before.deadline(cmd.deadline_id)
             parent = before.deadline(remind.parent or "") if remind is not None else None

@@ -1,9 +1,14 @@
-"""P-VOTE tally: weights, first-to-reach (C-SHERIFF-2, AMB-C-14), void posts, abstentions."""
+"""P-VOTE tally: weights, first-to-reach (C-SHERIFF-2, AMB-C-14), void posts, abstentions;
+players' correction requests (AMB-P-09)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
+from bot.scenario import Game
+from engine import new_game
+from engine.commands import Act, JudgeCard, JudgeCorrection, Vote
+from engine.events import Audience
 from engine.model import VotePost
 from engine.votes import ABSTAIN, tally
 
@@ -58,3 +63,105 @@ def test_abstentions_and_no_votes() -> None:
 def test_votes_of_the_dead_and_for_the_dead_do_not_count() -> None:
     t = tally({1: [post(9, 0, 2)], 3: [post(9, 0, 4)]}, {1, 2}, {}, {1, 2})
     assert t.counts == {2: 1}
+
+
+# ---------------------------------------------------------------------------------------
+# AMB-P-09: a player's 更正 is a request; the judge rules whether it is a correction.
+
+ROLES = ["wolf", "wolf", "wolf", "seer", "witch", "guard", "cupid", "villager", "villager",
+         "villager", "villager", "villager"]
+
+
+def _day1() -> Game:
+    state, _ = new_game(ruleset="classic", game_id="amb-p-09", seed="s", start=date(2026, 1, 1),
+                        roles=ROLES)
+    g = Game(state=state, now=datetime(2026, 1, 1), ruleset="classic")
+    assert g.send(Act(seat=7, skill="link", targets=(11, 12))) is None
+    g.advance(at(9, 0))
+    return g
+
+
+def _counts(g: Game) -> dict[int, int]:
+    living = {s.seat for s in g.state.living()}
+    return tally(g.state.votes, living, {}, living).counts
+
+
+def _rejected(g: Game, cmd: object) -> str:
+    out = g.send(cmd)
+    assert out is not None, f"{cmd!r} was accepted"
+    return out.code
+
+
+def test_amb_p_09_requests_leave_the_tally_until_confirmed_keeping_the_post_time() -> None:
+    g = _day1()
+    assert g.send(Vote(seat=6, target=10)) is None
+    g.advance(at(20, 30))
+    assert _rejected(g, Vote(seat=6, mode="change", target=7)) == "change_last_hour"  # P-VOTE-6
+    before = g.state.votes
+    for minute, target in ((31, 7), (50, 8), (55, 9)):
+        g.advance(at(20, minute))
+        assert g.send(Vote(seat=6, mode="request_correct", target=target)) is None
+        assert g.state.votes == before and _counts(g) == {10: 1}
+    assert list(g.state.correction_requests) == [6]  # one per seat: the latest
+    assert g.state.correction_requests[6].target == 9
+    assert g.send(JudgeCorrection(seat=6, accept=True)) is None
+    assert g.state.votes[6] == [VotePost(at=at(9, 0), target=9)]  # the 09:00 post, not a change
+    assert g.state.correction_requests == {}
+    assert _rejected(g, JudgeCorrection(seat=6, accept=True)) == "no_correction_pending"
+
+
+def test_amb_p_09_rejected_request_keeps_the_vote_and_the_change() -> None:
+    g = _day1()
+    assert g.send(Vote(seat=6, target=10)) is None
+    assert g.send(Vote(seat=6, mode="request_correct", target=9)) is None
+    assert g.send(JudgeCorrection(seat=6, accept=False)) is None
+    assert g.state.votes[6] == [VotePost(at=at(9, 0), target=10)]
+    told = [e for e in g.log if e.type == "CorrectionRejected"]
+    assert told[-1].audience.seats == (6,) and told[-1].data["can_change"] is True
+    assert g.send(Vote(seat=6, mode="change", target=9)) is None
+    assert _counts(g) == {9: 1}
+
+
+def test_amb_p_09_a_change_supersedes_a_pending_request() -> None:
+    g = _day1()
+    assert g.send(Vote(seat=6, target=10)) is None
+    assert g.send(Vote(seat=6, mode="request_correct", target=9)) is None
+    assert g.send(Vote(seat=6, mode="change", target=8)) is None
+    assert g.state.correction_requests == {}
+    assert _rejected(g, JudgeCorrection(seat=6, accept=True)) == "no_correction_pending"
+    assert _counts(g) == {8: 1}
+
+
+def test_amb_p_09_requests_are_refused_where_a_vote_would_be() -> None:
+    g = _day1()
+    assert _rejected(g, Vote(seat=6, mode="request_correct", target=9)) == "no_vote_to_correct"
+    assert _rejected(g, Vote(seat=99, mode="request_correct", target=9)) == "no_such_seat"
+    assert g.send(Vote(seat=6, target=10)) is None
+    assert g.send(JudgeCard(seat=9, color="red")) is None
+    assert _rejected(g, Vote(seat=6, mode="request_correct", target=9)) == "target_out"
+    assert _rejected(g, Vote(seat=9, mode="request_correct", target=1)) == "you_are_out"
+    g.advance(at(21, 0))
+    assert _rejected(g, Vote(seat=6, mode="request_correct", target=1)) == "no_vote_now"
+
+
+def test_amb_p_09_confirming_for_a_target_gone_out_is_refused_and_the_request_stays() -> None:
+    g = _day1()
+    assert g.send(Vote(seat=6, target=10)) is None
+    assert g.send(Vote(seat=6, mode="request_correct", target=9)) is None
+    assert g.send(JudgeCard(seat=9, color="red")) is None
+    assert _rejected(g, JudgeCorrection(seat=6, accept=True)) == "target_out"
+    assert g.state.correction_requests[6].target == 9
+    assert g.send(JudgeCorrection(seat=6, accept=False)) is None
+
+
+def test_amb_p_09_pending_requests_lapse_at_close_for_the_judge_and_the_player() -> None:
+    g = _day1()
+    assert g.send(Vote(seat=6, target=10)) is None
+    assert g.send(Vote(seat=6, mode="request_correct", target=9)) is None
+    asked = [e for e in g.log if e.type == "CorrectionRequestedJudge"]
+    assert asked and asked[-1].audience == Audience.judge()  # no player reads it
+    g.advance(at(21, 0))
+    assert g.state.phase == "N1" and g.state.correction_requests == {}
+    lapsed = {e.type: e.audience for e in g.log if e.type.startswith("CorrectionLapsed")}
+    assert lapsed == {"CorrectionLapsed": Audience.to(6), "CorrectionLapsedJudge": Audience.judge()}
+    assert g.state.sheriff == 10
