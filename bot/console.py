@@ -15,9 +15,9 @@ fire first, at the game's own wall-clock time.
 from __future__ import annotations
 
 import asyncio
-import itertools
-import json
+import re
 import threading
+import uuid
 from datetime import UTC, timedelta
 from typing import Any, TextIO
 
@@ -45,6 +45,9 @@ FAST = {"deadlines.night_action": "1min", "classic.guard_deadline": "1min",
         "reminders.before": "1min"}
 
 
+CONSOLE_JUDGE = "console-judge"
+
+
 class ConsoleSender:
     """Prints each outgoing message once (the outbox may deliver a row again after a crash)."""
 
@@ -60,23 +63,35 @@ class ConsoleSender:
               flush=True)
 
 
+MAX_LINE = 4096  # characters of one input line: a command, or last words, is far shorter
+MAX_JSON = 8192  # bytes of a raw JSON command (the operator's tool)
+_SEAT = re.compile(r"[1-9][0-9]?")
+
+
+def seat_no(word: str) -> int:
+    """A seat number exactly as written: 1-99, ASCII digits, no sign, no `_`, no padding."""
+    if not _SEAT.fullmatch(word):
+        raise ValueError(f"{word[:20]!r} is not a seat number")
+    return int(word)
+
+
 def parse(words: list[str]) -> Cmd:
     """A command from scenario-step words (see the module doc)."""
     def seat(w: str) -> int | None:
-        return None if w in ("none", "abstain") else int(w)
+        return None if w in ("none", "abstain") else seat_no(w)
 
     head, verb, args = words[0], words[1], words[2:]
     if head == "judge":
         if verb == "proxy":
-            return JudgeProxy(seat=int(args[0]), target=seat(args[1]))
+            return JudgeProxy(seat=seat_no(args[0]), target=seat(args[1]))
         if verb in ("yellow", "red"):
-            return JudgeCard(seat=int(args[0]), color=verb)
+            return JudgeCard(seat=seat_no(args[0]), color=verb)
         if verb in ("notice", "contact"):
-            return JudgeWaiver(seat=int(args[0]), waiver=verb)
+            return JudgeWaiver(seat=seat_no(args[0]), waiver=verb)
         if verb in ("confirm_correction", "reject_correction"):
-            return JudgeCorrection(seat=int(args[0]), accept=verb == "confirm_correction")
+            return JudgeCorrection(seat=seat_no(args[0]), accept=verb == "confirm_correction")
         raise ValueError(f"unknown judge command {verb!r}")
-    n = int(head)
+    n = seat_no(head)
     if verb in ("vote", "change", "correct", "request_correct"):
         return Vote(seat=n, mode=verb, target=seat(args[0]))
     if verb == "abstain":
@@ -84,7 +99,7 @@ def parse(words: list[str]) -> Cmd:
     if verb == "void":
         return Vote(seat=n, mode="void")
     if verb == "handover":
-        return Handover(seat=n, target=int(args[0]))
+        return Handover(seat=n, target=seat_no(args[0]))
     if verb == "lastwords":
         return LastWords(seat=n, text=" ".join(args))
     return Act(seat=n, skill=verb, targets=tuple(seat(a) for a in args))
@@ -97,7 +112,6 @@ class Console:
         self.out = out
         self.sched = DeadlineScheduler(service, clock)
         self.sender = ConsoleSender(out)
-        self.ids = itertools.count(1)
         self._delivering = threading.Lock()  # commits come from several threads
 
     def deliver(self, _game_id: str | None = None) -> None:
@@ -116,13 +130,15 @@ class Console:
                   "day_minutes": 5, "night_minutes": 3, "options": FAST}
         self.service.create_game(
             game_id=game_id, ruleset="classic",
-            start=start, players=12, now=now, time_zone=tz, judge_contact="console-judge",
+            start=start, players=12, now=now, time_zone=tz, judge_contact=CONSOLE_JUDGE,
             bindings={n: (f"console-{game_id}-{n}", None) for n in range(1, 13)},
             rooms={"public": f"console-{game_id}", "wolves": f"console-{game_id}-wolves",
                    "lovers": f"console-{game_id}-lovers"}, **kw)
         return f"game {game_id} created ({tz})"
 
     def line(self, text: str) -> str:
+        if len(text) > MAX_LINE:
+            return f"? line too long ({len(text)} characters, at most {MAX_LINE})"
         words = text.split()
         if not words:
             return ""
@@ -130,15 +146,32 @@ class Console:
             if words[0] == "new" and len(words) >= 2:
                 return self.new_game(words[1], words[2:])
             game_id, rest = words[0], text.split(None, 1)[1].strip()
-            cmd = COMMAND.validate_python(json.loads(rest)) if rest.startswith("{") \
-                else parse(rest.split())
-            out = self.sched.receive(game_id, cmd, msg_id=f"console:{next(self.ids)}")
+            if rest.startswith("{"):  # the operator's raw command: no sender to check
+                if len(rest.encode()) > MAX_JSON:
+                    return f"? JSON command too long (at most {MAX_JSON} bytes)"
+                cmd, sender = COMMAND.validate_json(rest, strict=True), None
+            else:
+                cmd = parse(rest.split())
+                sender = self.sender_of(game_id, rest.split()[0])
+            # A fresh id per line: ids must never repeat across runs or processes.
+            msg_id = f"console:{uuid.uuid4().hex}"
+            out = self.sched.receive(game_id, cmd, msg_id=msg_id, sender=sender)
             self.deliver()  # a rejection's reply (no commit to trigger the hook)
         except IndexError:
             return "? not understood (see `wolfjudge run --help`)"
+        except RecursionError:
+            return "? JSON command nested too deeply"
         except (ValueError, ValidationError, GameExists, UnknownGame) as exc:
-            return f"? {type(exc).__name__}: {exc}"
+            return f"? {type(exc).__name__}: {str(exc)[:300]}"
+        if out.duplicate:
+            return f"duplicate of an earlier message: {out.status} then (version {out.version})"
         return f"{out.status} (version {out.version})"
+
+    def sender_of(self, game_id: str, head: str) -> str:
+        """The contact a console line speaks as: the seat's own, or the game's judge."""
+        if head == "judge":
+            return CONSOLE_JUDGE
+        return f"console-{game_id}-{seat_no(head)}"
 
     async def serve(self, inp: TextIO) -> None:
         """Catch up, then handle lines until end of input."""

@@ -66,6 +66,9 @@ class DeadlineScheduler:
         self._lock = threading.RLock()  # one sync at a time: read the table and apply it
         self._running: set[str] = set()  # jobs running now (APScheduler dropped them already)
         self._hook = self.sync
+        # Games this process could not schedule or fire, and why: one bad game never stops the
+        # bot (it is reported to its judge and skipped), the others run.
+        self.broken: dict[str, str] = {}
 
     # life cycle --------------------------------------------------------------------------------
     def start(self, *, paused: bool = False) -> list[Outcome]:
@@ -75,7 +78,7 @@ class DeadlineScheduler:
         fired = self.catch_up()
         self.service.on_commit.append(self._hook)
         for gid in self.game_ids():
-            self.sync(gid)
+            self.sync(gid)  # a game that cannot be scheduled is reported and skipped
         if self.watchdog_minutes:
             self.scheduler.add_job(self.watchdog, "interval", minutes=self.watchdog_minutes,
                                    id=WATCHDOG_ID, replace_existing=True, coalesce=True,
@@ -119,6 +122,9 @@ class DeadlineScheduler:
             out = self.service.advance(game_id, until)
         except UnknownGame:
             out = []
+        except Exception as exc:
+            self._failed(game_id, exc)
+            out = []
         finally:
             with self._lock:
                 self._running.discard(job or "")
@@ -133,14 +139,33 @@ class DeadlineScheduler:
         now = self.clock.now()
         firsts: list[tuple[datetime, str]] = []
         for gid in self.game_ids() if game_ids is None else game_ids:
-            tz = self.zone(gid)
-            dues = [instant_of(due, tz) for _, _, due in self.service.deadline_rows(gid)]
+            try:
+                tz = self.zone(gid)
+                dues = [instant_of(due, tz) for _, _, due in self.service.deadline_rows(gid)]
+            except Exception as exc:
+                self._failed(gid, exc)
+                continue
             if dues and min(dues) <= now:
                 firsts.append((min(dues), gid))
         out: list[Outcome] = []
         for _, gid in sorted(firsts):
-            out.extend(self.service.advance(gid, self.wall_now(gid)))
+            try:
+                out.extend(self.service.advance(gid, self.wall_now(gid)))
+            except Exception as exc:
+                self._failed(gid, exc)
         return out
+
+    def _failed(self, game_id: str, exc: Exception) -> None:
+        """Skip a game that cannot be scheduled or fired, and tell its judge once per cause."""
+        why = f"{type(exc).__name__}: {exc}"
+        log.error("game %s skipped by the scheduler: %s", game_id, why)
+        if self.broken.get(game_id) == why:
+            return
+        self.broken[game_id] = why
+        try:
+            self.service.alert_judge(game_id, "scheduler", why)
+        except Exception:  # the database itself is away: the log has it
+            log.exception("could not tell the judge of game %s", game_id)
 
     def watchdog(self) -> None:
         """A safety net: commits this process was not told about (another process, the CLI)
@@ -165,6 +190,9 @@ class DeadlineScheduler:
                 rows = self.service.deadline_rows(game_id)
             except UnknownGame:
                 rows = []
+            except Exception as exc:
+                self._failed(game_id, exc)
+                return
             want = {job_id(game_id, did): due for did, _, due in rows}
             for job in self.jobs(game_id):
                 if job.id not in want:
@@ -172,7 +200,11 @@ class DeadlineScheduler:
             for jid, due in want.items():
                 if jid in self._running:
                     continue  # its own run syncs again when it is done
-                at = instant_of(due, tz)
+                try:
+                    at = instant_of(due, tz)
+                except (OverflowError, ValueError) as exc:  # a time no clock reaches
+                    self._failed(game_id, exc)
+                    continue
                 job = self.scheduler.get_job(jid)
                 if job is not None and job.trigger.run_date == at:
                     continue

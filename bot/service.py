@@ -277,6 +277,19 @@ class Service:
             if forum_name is not None:
                 row.forum_name = forum_name
 
+    def alert_judge(self, game_id: str, topic: str, detail: str) -> None:
+        """A DM to the game's judge about the bot itself (not a game event): once per topic
+        and detail, however often it comes up."""
+        text = (f"【{game_id}】机器人无法处理本局（{topic}）：{detail[:500]}。"
+                "其他对局照常进行；请联系运维。")
+        key = f"{game_id}/alert/{hashlib.sha256(f'{topic}|{detail}'.encode()).hexdigest()[:24]}"
+        created = utcnow()
+        with self.db.write() as s:
+            if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is None:
+                s.add(OutboxRow(dedupe_key=key, game_id=game_id, seq=None, channel="judge",
+                                target="judge", text=text, created_at=created, attempts=0,
+                                next_attempt_at=created))
+
     def set_room(self, game_id: str, name: str, room_id: str) -> None:
         with self.db.write() as s:
             row = s.get(Room, (game_id, name))
@@ -532,6 +545,8 @@ class Service:
         seat = getattr(cmd, "seat", None)
         if sender is not None:
             target = f"contact:{sender}"
+        elif cmd.kind.startswith("judge_"):
+            target = "judge"  # a judge's refused command is the judge's business, not the seat's
         elif seat is not None and 1 <= seat <= len(old.state.seats):
             target = f"seat:{seat}"
         else:
