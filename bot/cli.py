@@ -91,10 +91,14 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     import json
 
-    from bot.store.audit import verify_export
+    from bot.store.audit import Check, verify_export
 
-    data = json.loads(Path(args.export).read_text(encoding="utf-8"))
-    checks = verify_export(data, replay=not args.no_replay)
+    try:
+        data = json.loads(Path(args.export).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # unreadable, not UTF-8, not JSON
+        checks = [Check("export readable", False, f"{type(exc).__name__}: {exc}")]
+    else:
+        checks = verify_export(data, commitment=args.commitment, replay=not args.no_replay)
     for check in checks:
         print(check)
     ok = all(c.ok for c in checks)
@@ -141,9 +145,11 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                                           "goes beside it as .timeline.txt")
     db_option(p)
     p.set_defaults(func=_export)
-    p = sub.add_parser("verify", help="check an export: commitment, deal, random choices, "
-                                      "replay")
+    p = sub.add_parser("verify", help="check an export against the commitment published at "
+                                      "the start: signature, deal, random choices, replay")
     p.add_argument("export")
+    p.add_argument("--commitment", metavar="HEX",
+                   help="the seed commitment (SHA-256) from the game's first post")
     p.add_argument("--no-replay", action="store_true",
                    help="skip replaying the commands through this engine")
     p.set_defaults(func=_verify)

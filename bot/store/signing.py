@@ -22,6 +22,11 @@ def new_key_pair() -> tuple[str, str]:
     return key.private_bytes_raw().hex(), key.public_key().public_bytes_raw().hex()
 
 
+def public_key(private_hex: str) -> str:
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
+    return key.public_key().public_bytes_raw().hex()
+
+
 def canonical(value: Any) -> bytes:
     """The one byte encoding that is signed: key order and spacing do not matter."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False,

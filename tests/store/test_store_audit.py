@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import json
 import random
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from randomgames import finished_games
 from sqlalchemy import update
-from storehelp import OPTION_SETS, START, feed
+from storehelp import OPTION_SETS, START, feed, first_post_commitment
 
 from bot.cli import main
 from bot.service import Service
@@ -36,7 +37,7 @@ def test_export_verifies(service: Service) -> None:
     for n in range(len(OPTION_SETS)):
         gid = finished_game(service, n)
         data = json.loads(json.dumps(export_game(service, gid)))  # as read from the file
-        checks = verify_export(data)
+        checks = verify_export(data, commitment=first_post_commitment(service, gid))
         assert failed(checks) == set(), [str(c) for c in checks]
         draws += sum(e["type"] == "RandomChoice" for e in data["log"])
         text = timeline(data)
@@ -47,29 +48,30 @@ def test_export_verifies(service: Service) -> None:
 def test_tampering_is_found(service: Service) -> None:
     gid = finished_game(service, 1)  # OPTION_SETS[1]: random tie-breaks
     good = json.loads(json.dumps(export_game(service, gid)))
+    verify = partial(verify_export, commitment=first_post_commitment(service, gid))
     over = next(e for e in good["log"] if e["type"] == "GameOver")
 
     bad = copy.deepcopy(good)  # another seed revealed than the one committed to
     next(e for e in bad["log"] if e["type"] == "GameOver")["data"]["seed"] = "0" * 16
-    assert "commitment" in failed(verify_export(bad, replay=False))
+    assert "commitment" in failed(verify(bad, replay=False))
 
     bad = copy.deepcopy(good)  # two seats' roles swapped after the fact
     roles = next(e for e in bad["log"] if e["type"] == "GameOver")["data"]["roles"]
     first = next(k for k in roles if roles[k] != roles["1"])
     roles["1"], roles[first] = roles[first], roles["1"]
-    assert {"commitment", "deal"} <= failed(verify_export(bad, replay=False))
+    assert {"commitment", "deal"} <= failed(verify(bad, replay=False))
 
     bad = copy.deepcopy(good)  # a command changed in the log
     cmd = next(e for e in bad["log"] if e["kind"] == "command" and e["type"] == "vote")
     cmd["command"]["target"] = None if cmd["command"]["target"] else 1
-    assert "replay" in failed(verify_export(bad))
+    assert "replay" in failed(verify(bad))
 
     draws = [e for e in good["log"] if e["type"] == "RandomChoice"]
     if draws:  # a random pick that the seed did not make
         bad = copy.deepcopy(good)
         d = next(e for e in bad["log"] if e["type"] == "RandomChoice")["data"]
         d["picked"] = next(o for o in d["options"] if o != d["picked"])
-        assert "random choices" in failed(verify_export(bad, replay=False))
+        assert "random choices" in failed(verify(bad, replay=False))
     assert over["data"]["seed"] == good["game"]["params"]["seed"]
 
 
@@ -78,7 +80,7 @@ def test_seed_stays_secret_while_playing(service: Service) -> None:
                         players=12)
     data = export_game(service, "live")
     assert "s3cret" not in json.dumps(data, ensure_ascii=False)
-    assert failed(verify_export(data)) == {"seed revealed"}
+    assert "seed revealed" in failed(verify_export(data, commitment=None))
 
 
 def test_cli_export_verify_rebuild(service: Service, db_url: str, tmp_path: Path,
@@ -87,12 +89,13 @@ def test_cli_export_verify_rebuild(service: Service, db_url: str, tmp_path: Path
     out = tmp_path / "game.json"
     assert main(["export", gid, "-o", str(out), "--db", db_url]) == 0
     assert out.exists() and (tmp_path / "game.timeline.txt").exists()
-    assert main(["verify", str(out)]) == 0
+    published = first_post_commitment(service, gid)
+    assert main(["verify", str(out), "--commitment", published]) == 0
     assert "verified" in capsys.readouterr().out
     data = json.loads(out.read_text(encoding="utf-8"))
     next(e for e in data["log"] if e["type"] == "GameOver")["data"]["seed"] = "forged"
     out.write_text(json.dumps(data), encoding="utf-8")
-    assert main(["verify", str(out)]) == 1
+    assert main(["verify", str(out), "--commitment", published]) == 1
     assert main(["rebuild", gid, "--db", db_url]) == 0
     assert "equal to the snapshot" in capsys.readouterr().out
 
