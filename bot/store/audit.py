@@ -7,6 +7,9 @@ deal and signing key), checks the signature over every other field, the deal (fo
 the preset shuffled by draws 0..n-2 of the seed) and every RandomChoice (draw `counter` of the
 seed over `options`), that the draws are consecutive (no hidden redraw), and replays the logged
 commands through the engine to get the logged events again.
+
+The export of a game still in play is the judge's alone: it says so first, holds every private
+event, and no seed material (no seed, no `now`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from rulesets.data import load
 
 FORMAT = "wolfjudge-export/2"
 UNSIGNED_FORMAT = "wolfjudge-export/1"  # still read; it has no signature, so never verified
+JUDGE_ONLY = "法官专用：对局未结束，本导出含全部私密信息，勿外传"
 
 
 def _json(value: Any) -> Any:
@@ -58,10 +62,12 @@ def export_game(service: Service, game_id: str) -> dict[str, Any]:
             InboxMessage.game_id == game_id, InboxMessage.outcome != "accepted")
             .order_by(InboxMessage.received_at, InboxMessage.msg_id)))
     params = decode(game.params)
-    over = game.status != "active"
-    if not over:
-        params["seed"] = None  # secret until the GameOver event reveals it
-    export: dict[str, Any] = {
+    finished = game.status == "over"  # a halted game's seed was never revealed either
+    if not finished:  # no seed material before GameOver reveals the seed
+        params.pop("seed", None)
+        params.pop("now", None)  # older seeds were made from it
+    export: dict[str, Any] = {"judge_only": JUDGE_ONLY} if not finished else {}
+    export.update({
         "format": FORMAT,
         "game": {"id": game.id, "ruleset": game.ruleset, "status": game.status,
                  "winner": game.winner, "commitment": game.commitment,
@@ -72,7 +78,7 @@ def export_game(service: Service, game_id: str) -> dict[str, Any]:
         "refused": [{"msg_id": m.msg_id, "at": m.received_at.isoformat(), "outcome": m.outcome,
                      "command": _json(decode(m.command)),
                      "code": (m.rejection or {}).get("code")} for m in refused],
-    }
+    })
     if game.signing_key is not None:  # games made before signing keys stay unsigned
         export["signature"] = {"alg": ALG, "pubkey": public_key(game.signing_key),
                                "sig": sign(game.signing_key, export)}
@@ -118,10 +124,11 @@ def timeline(export: dict[str, Any]) -> str:
     game = export["game"]
     ruleset = game["ruleset"]
     name = load(ruleset, "data").get("name", ruleset)
-    lines = [f"对局 {game['id']}（{name}）  状态：{game['status']}"
-             + (f"  胜者：{game['winner']}" if game.get("winner") else ""),
-             f"随机种子承诺（SHA-256）：{game['commitment']}",
-             f"时间均为 {game.get('time_zone', 'Asia/Shanghai')} 当地时间", ""]
+    lines = [export["judge_only"]] if export.get("judge_only") else []
+    lines += [f"对局 {game['id']}（{name}）  状态：{game['status']}"
+              + (f"  胜者：{game['winner']}" if game.get("winner") else ""),
+              f"随机种子承诺（SHA-256）：{game['commitment']}",
+              f"时间均为 {game.get('time_zone', 'Asia/Shanghai')} 当地时间", ""]
     for e in export["log"]:
         at = datetime.fromisoformat(e["at"]).strftime("%m-%d %H:%M")
         head = f"{at} [{_phase_cn(e['phase'])}]"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from storehelp import OPTION_SETS, START, feed, first_post_commitment
 
 from bot.cli import main
 from bot.service import Service
-from bot.store.audit import export_game, timeline, verify_export
+from bot.store.audit import JUDGE_ONLY, export_game, timeline, verify_export
 from bot.store.codec import encode
 from bot.store.models import Snapshot
 
@@ -75,16 +76,31 @@ def test_tampering_is_found(service: Service) -> None:
     assert over["data"]["seed"] == good["game"]["params"]["seed"]
 
 
-def test_seed_stays_secret_while_playing(service: Service) -> None:
+def test_an_export_in_play_is_the_judges_alone(service: Service) -> None:
+    """Issue 13, finding 11: every private event, marked as the judge's, no seed material."""
+    created = datetime(2026, 2, 27, 20, 15, 42, 123456)  # older seeds were made from it
     service.create_game(game_id="live", ruleset="classic", seed="s3cret", start=START,
-                        players=12)
-    data = export_game(service, "live")
+                        players=12, now=created)
+    data = json.loads(json.dumps(export_game(service, "live")))
+    assert next(iter(data)) == "judge_only" and data["judge_only"] == JUDGE_ONLY
+    assert "法官专用" in JUDGE_ONLY and "勿外传" in JUDGE_ONLY
+    assert timeline(data).splitlines()[0] == JUDGE_ONLY
+    params = data["game"]["params"]
+    assert "seed" not in params and "now" not in params
     assert "s3cret" not in json.dumps(data, ensure_ascii=False)
+    assert sum(e["type"] == "RoleDealt" for e in data["log"]) == 12  # complete for the judge
     assert "seed revealed" in failed(verify_export(data, commitment=None))
+
+    gid = finished_game(service, 2)
+    done = json.loads(json.dumps(export_game(service, gid)))
+    assert "judge_only" not in done and "now" in done["game"]["params"]
+    assert timeline(done).startswith("对局 ")
 
 
 def test_cli_export_verify_rebuild(service: Service, db_url: str, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
     gid = finished_game(service, 3)
     out = tmp_path / "game.json"
     assert main(["export", gid, "-o", str(out), "--db", db_url]) == 0
@@ -98,6 +114,32 @@ def test_cli_export_verify_rebuild(service: Service, db_url: str, tmp_path: Path
     assert main(["verify", str(out), "--commitment", published]) == 1
     assert main(["rebuild", gid, "--db", db_url]) == 0
     assert "equal to the snapshot" in capsys.readouterr().out
+
+
+def test_cli_export_stays_in_the_working_folder(service: Service, db_url: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 13, finding 11: no game id or -o path writes outside the working folder."""
+    work = tmp_path / "a" / "b" / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / "link").symlink_to(tmp_path)
+    monkeypatch.chdir(work)
+    service.create_game(game_id="g1", ruleset="classic", start=START, players=12)
+    assert main(["export", "g1", "--db", db_url]) == 0
+    assert {p.name for p in work.iterdir()} == {"sub", "link", "g1.json", "g1.timeline.txt"}
+    assert main(["export", "g1", "-o", "sub/ok.json", "--db", db_url]) == 0
+    assert main(["export", "g1", "-o", str(work / "y.json"), "--db", db_url]) == 0
+    assert (work / "sub" / "ok.timeline.txt").exists() and (work / "y.json").exists()
+    capsys.readouterr()
+    for output in ("../../x.json", str(tmp_path / "x.json"), "link/x.json", "sub/../../x.json",
+                   ".", "sub"):
+        assert main(["export", "g1", "-o", output, "--db", db_url]) == 2, output
+        assert "working folder" in capsys.readouterr().err
+    for game in ("../../x", "a\\b", "/tmp/x"):
+        assert main(["export", game, "--db", db_url]) == 2, game
+        assert "cannot name a file" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("x*")) and {p.name for p in work.iterdir()} == {
+        "sub", "link", "g1.json", "g1.timeline.txt", "y.json", "y.timeline.txt"}
 
 
 def test_rebuild_repairs_a_damaged_snapshot(service: Service) -> None:
