@@ -70,19 +70,44 @@ def _rebuild(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+class OutsideWorkingFolder(ValueError):
+    pass
+
+
+def _export_paths(game: str, output: str | None) -> tuple[Path, Path]:
+    """The JSON file and the timeline beside it, both inside the working folder: an export
+    holds private events, so a game id or -o path must not put it anywhere else."""
+    if output is None and any(sep in game for sep in "/\\"):
+        raise OutsideWorkingFolder(f"the game id {game!r} cannot name a file (use -o FILE)")
+    out = Path(output or f"{game}.json")
+    cwd = Path.cwd().resolve()
+    try:
+        paths = (out, out.with_suffix(".timeline.txt"))
+        inside = all(cwd in path.resolve().parents and not path.is_dir()  # symlinks followed
+                     for path in paths)
+    except (OSError, ValueError):  # no file name (`.`), a NUL byte, a symlink loop
+        inside = False
+    if not inside:
+        raise OutsideWorkingFolder(f"{out} is not a file inside the working folder {cwd}")
+    return paths
+
+
 def _export(args: argparse.Namespace) -> int:
     import json
 
     from bot.store.audit import export_game, timeline
 
+    try:
+        out, text = _export_paths(args.game, args.output)
+    except OutsideWorkingFolder as exc:
+        print(f"wolfjudge: refusing to export: {exc}", file=sys.stderr)
+        return 2
     service = _service(args)
     try:
         data = export_game(service, args.game)
     finally:
         service.close()
-    out = Path(args.output or f"{args.game}.json")
     out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    text = out.with_suffix(".timeline.txt")
     text.write_text(timeline(data), encoding="utf-8")
     print(f"wrote {out} ({len(data['log'])} log rows) and {text}")
     return 0
@@ -91,10 +116,14 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     import json
 
-    from bot.store.audit import verify_export
+    from bot.store.audit import Check, verify_export
 
-    data = json.loads(Path(args.export).read_text(encoding="utf-8"))
-    checks = verify_export(data, replay=not args.no_replay)
+    try:
+        data = json.loads(Path(args.export).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # unreadable, not UTF-8, not JSON
+        checks = [Check("export readable", False, f"{type(exc).__name__}: {exc}")]
+    else:
+        checks = verify_export(data, commitment=args.commitment, replay=not args.no_replay)
     for check in checks:
         print(check)
     ok = all(c.ok for c in checks)
@@ -137,13 +166,16 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_rebuild)
     p = sub.add_parser("export", help="write a game's full log as JSON and a Chinese timeline")
     p.add_argument("game")
-    p.add_argument("-o", "--output", help="the JSON file (default GAME.json); the timeline "
-                                          "goes beside it as .timeline.txt")
+    p.add_argument("-o", "--output", help="the JSON file (default GAME.json), inside the "
+                                          "working folder; the timeline goes beside it as "
+                                          ".timeline.txt")
     db_option(p)
     p.set_defaults(func=_export)
-    p = sub.add_parser("verify", help="check an export: commitment, deal, random choices, "
-                                      "replay")
+    p = sub.add_parser("verify", help="check an export against the commitment published at "
+                                      "the start: signature, deal, random choices, replay")
     p.add_argument("export")
+    p.add_argument("--commitment", metavar="HEX",
+                   help="the seed commitment (SHA-256) from the game's first post")
     p.add_argument("--no-replay", action="store_true",
                    help="skip replaying the commands through this engine")
     p.set_defaults(func=_verify)

@@ -44,6 +44,7 @@ from bot.store.models import (
     Room,
     Snapshot,
 )
+from bot.store.signing import new_key_pair
 from engine import handle, new_game
 from engine.commands import Command, Tick
 from engine.events import Event, Rejection
@@ -211,18 +212,20 @@ class Service:
 
         `seed`: leave it out. The bot draws 256 bits from the operating system's CSPRNG
         (`new_seed`); a given seed is for tests and replays only, since anyone who can guess
-        the seed knows every role."""
+        the seed knows every role. Each game also gets its own Ed25519 key pair: the private
+        key signs the game's exports, the public key is in the commitment."""
         if not GAME_ID.fullmatch(game_id):
             raise ValueError(f"bad game id {game_id[:70]!r}: 1-64 letters, digits, . _ -")
         zone(time_zone)  # a ValueError for an unknown zone, before anything is written
         drawn = seed is None
         if seed is None:
             seed = new_seed()
+        signing_key, signing_pubkey = new_key_pair()
         params: dict[str, Any] = {
             "ruleset": ruleset, "game_id": game_id, "seed": seed, "start": start,
             "roles": list(roles) if roles is not None else None, "players": players,
             "options": dict(options or {}), "open_time": open_time, "close_time": close_time,
-            "now": now or datetime.combine(start, time(0, 0))}
+            "now": now or datetime.combine(start, time(0, 0)), "signing_pubkey": signing_pubkey}
         if first_open is not None:  # only then: the params of a daily game stay as they were
             params.update(first_open=first_open, day_minutes=day_minutes,
                           night_minutes=night_minutes)
@@ -236,7 +239,7 @@ class Service:
                 s.add(Game(id=game_id, ruleset=ruleset, params=encode(params),
                            commitment=created.data["commitment"], status="active",
                            host=host, judge_contact=judge_contact, created_at=utcnow(),
-                           time_zone=time_zone))
+                           time_zone=time_zone, signing_key=signing_key))
                 s.flush()
                 s.add(Snapshot(game_id=game_id, version=state.version, last_seq=len(events),
                                clock=params["now"], state=encode(state.model_dump()),
@@ -259,6 +262,7 @@ class Service:
             stored = decode(game.params)
             if drawn:  # a retried creation draws another seed: compare the rest
                 stored["seed"] = params["seed"]
+            stored["signing_pubkey"] = signing_pubkey  # a retry always makes another key
             if stored != params or game.time_zone != time_zone:
                 raise GameExists(f"game {game_id!r} exists already, with other parameters"
                                  ) from None

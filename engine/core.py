@@ -454,8 +454,11 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
              options: dict[str, Any] | None = None, open_time: time = time(9, 0),
              close_time: time = time(21, 0), now: datetime | None = None,
              first_open: datetime | None = None, day_minutes: int | None = None,
-             night_minutes: int | None = None) -> tuple[GameState, list[Event]]:
-    """Create and start a game: deal (or take) roles, run setup, schedule day 1."""
+             night_minutes: int | None = None, signing_pubkey: str | None = None
+             ) -> tuple[GameState, list[Event]]:
+    """Create and start a game: deal (or take) roles, run setup, schedule day 1.
+    `signing_pubkey`: the hex public key that will sign the game's export (the bot makes the
+    key pair); it goes into the commitment and the GameCreated event."""
     rs = get_ruleset(ruleset)
     opts = validate_options(rs.option_spec, options, rs.camps)
     rs.validate(opts)
@@ -484,8 +487,11 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
         schedule=Schedule(start=start, open=open_time, close=close_time, first_open=first_open,
                           day_minutes=day_minutes, night_minutes=night_minutes))
     ctx = Ctx(state, now or datetime.combine(start, time(0, 0)), rs)
-    ctx.announce("GameCreated", players=len(roles), ruleset=ruleset,
-                 commitment=rng.commitment(seed, roles))
+    created: dict[str, Any] = {"players": len(roles), "ruleset": ruleset,
+                               "commitment": rng.commitment(seed, roles, signing_pubkey)}
+    if signing_pubkey is not None:  # only then: events of keyless games stay as they were
+        created["signing_pubkey"] = signing_pubkey
+    ctx.announce("GameCreated", **created)
     for st in state.seats:
         ctx.tell(st.seat, "RoleDealt", seat=st.seat, role=st.role)
     rs.setup(ctx)

@@ -40,6 +40,11 @@ def shuffled(seed: str, counter: int, items: Sequence[T]) -> list[T]:
     return out
 
 
-def commitment(seed: str, deal: Sequence[str]) -> str:
-    """SHA-256 commitment published at game start and checked after the reveal."""
-    return hashlib.sha256((seed + "|" + ",".join(deal)).encode()).hexdigest()
+def commitment(seed: str, deal: Sequence[str], pubkey: str | None = None) -> str:
+    """SHA-256 commitment published at game start and checked after the reveal. With the
+    game's signing public key in it, the first post also vouches for the key that signs the
+    export, so a log re-made under another key cannot pass for this game's."""
+    text = seed + "|" + ",".join(deal)
+    if pubkey is not None:
+        text += "|" + pubkey
+    return hashlib.sha256(text.encode()).hexdigest()

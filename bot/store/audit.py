@@ -1,10 +1,15 @@
 """Audit: export a game's full log (JSON and a readable Chinese timeline) and verify an export.
 
-`verify` needs nothing but the export file: from the seed revealed in GameOver it recomputes
-the commitment published in GameCreated, the deal (for a dealt game: the preset shuffled by
-draws 0..n-2 of the seed) and every RandomChoice (draw `counter` of the seed over `options`),
-checks that the draws are consecutive (no hidden redraw), and replays the logged commands
-through the engine to get the logged events again.
+An export is signed with the game's own Ed25519 key, whose public key is part of the seed
+commitment published in the game's first post. `verify` needs the export file and that
+published commitment: from the seed revealed in GameOver it recomputes the commitment (seed,
+deal and signing key), checks the signature over every other field, the deal (for a dealt game:
+the preset shuffled by draws 0..n-2 of the seed) and every RandomChoice (draw `counter` of the
+seed over `options`), that the draws are consecutive (no hidden redraw), and replays the logged
+commands through the engine to get the logged events again.
+
+The export of a game still in play is the judge's alone: it says so first, holds every private
+event, and no seed material (no seed, no `now`).
 """
 
 from __future__ import annotations
@@ -12,21 +17,25 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import Any
+from typing import Annotated, Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from sqlalchemy import select
 
 from bot.render import render_event
 from bot.service import COMMAND, Service, UnknownGame, describe_command, event_of
 from bot.store.codec import decode
 from bot.store.models import Game, InboxMessage, LogEntry, Player
+from bot.store.signing import ALG, public_key, sign, verify
 from engine import handle, new_game, rng
 from engine.events import Rejection
 from engine.options import validate_options
 from engine.ruleset import get_ruleset
 from rulesets.data import load
 
-FORMAT = "wolfjudge-export/1"
+FORMAT = "wolfjudge-export/2"
+UNSIGNED_FORMAT = "wolfjudge-export/1"  # still read; it has no signature, so never verified
+JUDGE_ONLY = "法官专用：对局未结束，本导出含全部私密信息，勿外传"
 
 
 def _json(value: Any) -> Any:
@@ -53,35 +62,42 @@ def export_game(service: Service, game_id: str) -> dict[str, Any]:
             InboxMessage.game_id == game_id, InboxMessage.outcome != "accepted")
             .order_by(InboxMessage.received_at, InboxMessage.msg_id)))
     params = decode(game.params)
-    over = game.status != "active"
-    if not over:
-        params["seed"] = None  # secret until the GameOver event reveals it
-    log = []
-    for r in rows:
-        entry: dict[str, Any] = {"seq": r.seq, "version": r.version, "kind": r.kind,
-                                 "type": r.type, "at": r.at.isoformat(), "phase": r.phase,
-                                 "msg_id": r.msg_id}
-        if r.kind == "command":
-            entry["command"] = _json(decode(r.body))
-        else:
-            ev = event_of(r.body)
-            entry["at"] = ev.at.isoformat()
-            entry["class_version"] = ev.class_version
-            entry["audience"] = ev.audience.model_dump(mode="json")
-            entry["data"] = _json(ev.data)
-        log.append(entry)
-    return {
+    finished = game.status == "over"  # a halted game's seed was never revealed either
+    if not finished:  # no seed material before GameOver reveals the seed
+        params.pop("seed", None)
+        params.pop("now", None)  # older seeds were made from it
+    export: dict[str, Any] = {"judge_only": JUDGE_ONLY} if not finished else {}
+    export.update({
         "format": FORMAT,
         "game": {"id": game.id, "ruleset": game.ruleset, "status": game.status,
                  "winner": game.winner, "commitment": game.commitment,
                  "created_at": game.created_at.isoformat(), "params": _json(params),
                  "time_zone": game.time_zone},
         "players": [{"seat": p.seat, "forum_name": p.forum_name} for p in players],
-        "log": log,
+        "log": [_log_entry(r) for r in rows],
         "refused": [{"msg_id": m.msg_id, "at": m.received_at.isoformat(), "outcome": m.outcome,
                      "command": _json(decode(m.command)),
                      "code": (m.rejection or {}).get("code")} for m in refused],
-    }
+    })
+    if game.signing_key is not None:  # games made before signing keys stay unsigned
+        export["signature"] = {"alg": ALG, "pubkey": public_key(game.signing_key),
+                               "sig": sign(game.signing_key, export)}
+    return export
+
+
+def _log_entry(r: LogEntry) -> dict[str, Any]:
+    entry: dict[str, Any] = {"seq": r.seq, "version": r.version, "kind": r.kind,
+                             "type": r.type, "at": r.at.isoformat(), "phase": r.phase,
+                             "msg_id": r.msg_id}
+    if r.kind == "command":
+        entry["command"] = _json(decode(r.body))
+    else:
+        ev = event_of(r.body)
+        entry["at"] = ev.at.isoformat()
+        entry["class_version"] = ev.class_version
+        entry["audience"] = ev.audience.model_dump(mode="json")
+        entry["data"] = _json(ev.data)
+    return entry
 
 
 # the timeline -----------------------------------------------------------------------------------
@@ -108,10 +124,11 @@ def timeline(export: dict[str, Any]) -> str:
     game = export["game"]
     ruleset = game["ruleset"]
     name = load(ruleset, "data").get("name", ruleset)
-    lines = [f"对局 {game['id']}（{name}）  状态：{game['status']}"
-             + (f"  胜者：{game['winner']}" if game.get("winner") else ""),
-             f"随机种子承诺（SHA-256）：{game['commitment']}",
-             f"时间均为 {game.get('time_zone', 'Asia/Shanghai')} 当地时间", ""]
+    lines = [export["judge_only"]] if export.get("judge_only") else []
+    lines += [f"对局 {game['id']}（{name}）  状态：{game['status']}"
+              + (f"  胜者：{game['winner']}" if game.get("winner") else ""),
+              f"随机种子承诺（SHA-256）：{game['commitment']}",
+              f"时间均为 {game.get('time_zone', 'Asia/Shanghai')} 当地时间", ""]
     for e in export["log"]:
         at = datetime.fromisoformat(e["at"]).strftime("%m-%d %H:%M")
         head = f"{at} [{_phase_cn(e['phase'])}]"
@@ -154,25 +171,123 @@ def _params(raw: dict[str, Any], seed: str) -> dict[str, Any]:
     return p
 
 
-def verify_export(export: dict[str, Any], *, replay: bool = True) -> list[Check]:
+class _Shape(BaseModel):
+    """The parts of an export that verification reads, and their JSON types."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class _CommandRow(_Shape):
+    seq: int
+    kind: Literal["command"]
+    type: str
+    at: str
+    phase: str
+    command: dict[str, Any]
+
+
+class _EventRow(_Shape):
+    seq: int
+    kind: Literal["event"]
+    type: str
+    at: str
+    phase: str
+    audience: dict[str, Any]
+    data: dict[str, Any]
+
+
+class _Header(_Shape):
+    id: str
+    ruleset: str
+    status: str
+    winner: str | None
+    commitment: str
+    params: dict[str, Any]
+
+
+class _Signature(_Shape):
+    alg: Literal["ed25519"]
+    pubkey: str
+    sig: str
+
+
+class _Export(_Shape):
+    format: Literal["wolfjudge-export/1", "wolfjudge-export/2"]
+    game: _Header
+    players: list[dict[str, Any]]
+    log: list[Annotated[_CommandRow | _EventRow, Field(discriminator="kind")]]
+    refused: list[dict[str, Any]]
+    signature: _Signature | None = None
+
+
+class _Reveal(_Shape):
+    winner: str
+    seed: str
+    roles: dict[str, str]
+
+
+_EXPORT, _REVEAL = TypeAdapter(_Export), TypeAdapter(_Reveal)
+
+
+def _shape_error(adapter: TypeAdapter[Any], value: Any) -> str | None:
+    """What is wrong with the shape of `value`, or None."""
+    try:
+        adapter.validate_python(value, strict=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return f"{where}: {first['msg']}{more}"
+    return None
+
+
+def verify_export(export: Any, *, commitment: str | None, replay: bool = True) -> list[Check]:
+    """Check an export (as read from its JSON file) against `commitment`, the one published
+    in the game's first post. Never raises: a malformed export gets a FAIL check."""
+    problem = _shape_error(_EXPORT, export) if isinstance(export, dict) else "not a JSON object"
+    if problem is not None:
+        return [Check("export readable", False, problem)]
     checks: list[Check] = []
-    if export.get("format") != FORMAT:
-        return [Check("format", False, f"not a {FORMAT} file")]
+    try:
+        _verify(export, commitment, replay, checks)
+    except Exception as exc:  # whatever else is wrong with the file, the verdict is FAIL
+        checks.append(Check("export readable", False, f"{type(exc).__name__}: {exc}"))
+    return checks
+
+
+def _verify(export: dict[str, Any], published: str | None, replay: bool,
+            checks: list[Check]) -> None:
     game, log = export["game"], export["log"]
+    checks.append(_log_rows(log))
+    checks.append(_signature(export))
     created = next((e for e in log if e["type"] == "GameCreated"), None)
     over = next((e for e in log if e["type"] == "GameOver"), None)
     if created is None:
-        return [Check("GameCreated", False, "the log has no GameCreated event")]
+        checks.append(Check("GameCreated", False, "the log has no GameCreated event"))
+        return
     if over is None:
-        return [Check("seed revealed", False, "the game is not over: the seed is still secret")]
+        checks.append(Check("seed revealed", False,
+                            "the game is not over: the seed is still secret"))
+        return
+    problem = _shape_error(_REVEAL, over["data"])
+    if problem is not None:
+        checks.append(Check("seed revealed", False, f"GameOver {problem}"))
+        return
     seed = over["data"]["seed"]
     roles_by_seat = {int(k): v for k, v in over["data"]["roles"].items()}
     roles = [roles_by_seat[n] for n in sorted(roles_by_seat)]
-    published = created["data"]["commitment"]
-    checks.append(Check("commitment", rng.commitment(seed, roles) == published,
-                        f"SHA-256(seed|deal) = {rng.commitment(seed, roles)[:16]}…, "
-                        f"published {published[:16]}…"))
-    checks.append(Check("commitment on record", game["commitment"] == published))
+    signature = export.get("signature")
+    pubkey = signature["pubkey"] if signature else created["data"].get("signing_pubkey")
+    recomputed = rng.commitment(seed, roles, pubkey)
+    checks.append(_published(recomputed, published))
+    logged = created["data"].get("commitment")
+    checks.append(Check("commitment", recomputed == logged,
+                        f"SHA-256(seed|deal|key) = {recomputed[:16]}…, in GameCreated "
+                        f"{str(logged)[:16]}…"))
+    checks.append(Check("commitment on record", game["commitment"] == logged))
+    checks.append(Check("signing key", created["data"].get("signing_pubkey") == pubkey,
+                        "the key announced in GameCreated signed the export"))
+    checks.append(_header(game, over["data"]["winner"]))
     raw = game["params"]
     if raw.get("seed") is not None:
         checks.append(Check("seed on record", raw["seed"] == seed))
@@ -199,7 +314,46 @@ def verify_export(export: dict[str, Any], *, replay: bool = True) -> list[Check]
                         f"draw counters {counters[:8]}{'…' if len(counters) > 8 else ''}"))
     if replay:
         checks.append(_replay(params, log))
-    return checks
+
+
+def _log_rows(log: list[dict[str, Any]]) -> Check:
+    seqs = [e["seq"] for e in log]
+    gaps = [n for n, seq in enumerate(seqs, 1) if seq != n]
+    return Check("log rows", not gaps, f"{len(seqs)} rows, seq 1..{len(seqs)}" + (
+        f"; first out of place: row {gaps[0]} has seq {seqs[gaps[0] - 1]}" if gaps else ""))
+
+
+def _signature(export: dict[str, Any]) -> Check:
+    """The signature covers every field but itself; whose key it is, the commitment says."""
+    signature = export.get("signature")
+    if signature is None:
+        why = f"a {UNSIGNED_FORMAT} file" if export["format"] == UNSIGNED_FORMAT else "no key"
+        return Check("signature", False, f"not signed ({why})")
+    if export["format"] == UNSIGNED_FORMAT:
+        return Check("signature", False, f"a {UNSIGNED_FORMAT} file is never signed")
+    body = {k: v for k, v in export.items() if k != "signature"}
+    ok = verify(signature["pubkey"], signature["sig"], body)
+    return Check("signature", ok, f"Ed25519, key {signature['pubkey'][:16]}…")
+
+
+def _published(recomputed: str, published: str | None) -> Check:
+    if not published:
+        return Check("published commitment", False,
+                     "not given (use --commitment HEX from the game's first post)")
+    ok = published.strip().lower() == recomputed
+    return Check("published commitment", ok,
+                 f"SHA-256(seed|deal|key) = {recomputed[:16]}…, published "
+                 f"{published.strip()[:16]}…")
+
+
+def _header(game: dict[str, Any], winner: str) -> Check:
+    """The header agrees with the log (the replay vouches for the log's GameOver)."""
+    params = game["params"]
+    wrong = [f"{name} {got!r}, log {want!r}" for name, got, want in (
+        ("winner", game["winner"], winner), ("status", game["status"], "over"),
+        ("id", game["id"], params.get("game_id")),
+        ("ruleset", game["ruleset"], params.get("ruleset"))) if got != want]
+    return Check("header", not wrong, "; ".join(wrong))
 
 
 def _replay(params: dict[str, Any], log: list[dict[str, Any]]) -> Check:

@@ -61,6 +61,9 @@ class Game(Base):
     # The IANA zone of the game's wall clock: the engine's times (and `deadlines.due`) are
     # naive times in it; the scheduler converts them to real instants (bot/gametime.py).
     time_zone: Mapped[str] = mapped_column(String(64), server_default=DEFAULT_TIME_ZONE)
+    # The game's Ed25519 private key (raw 32 bytes, hex) that signs its exports; secret, never
+    # exported. Its public key is in params and in the commitment. NULL: a game made before.
+    signing_key: Mapped[str | None] = mapped_column(String(64))
 
 
 class Snapshot(Base):

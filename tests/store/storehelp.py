@@ -55,3 +55,20 @@ def feed(service: Service, game: RandomGame) -> list[Outcome]:
 
 def random_games(count: int, prefix: str, seed: int = 1) -> list[RandomGame]:
     return finished_games(random.Random(seed), count, prefix, OPTION_SETS)
+
+
+def first_post_commitment(service: Service, game_id: str) -> str:
+    """The seed commitment as the players read it: in the game's first public post."""
+    import re
+
+    from sqlalchemy import select
+
+    from bot.store.models import OutboxRow
+
+    with service.db.read() as s:
+        text = s.scalars(select(OutboxRow.text).where(
+            OutboxRow.game_id == game_id, OutboxRow.target == "public")
+            .order_by(OutboxRow.id).limit(1)).one()
+    found = re.search(r"[0-9a-f]{64}", text)
+    assert found, text
+    return found.group()
