@@ -49,16 +49,17 @@ CONSOLE_JUDGE = "console-judge"
 
 
 class ConsoleSender:
-    """Prints each outgoing message once (the outbox may deliver a row again after a crash)."""
+    """Prints each outgoing message. `instant`: the outbox marks a row sent in the same
+    transaction as its print (bot/outbox.py), so no memory of printed keys is needed: a row
+    printed and committed is never printed again, by this run, a later one or another
+    process on the same database."""
+
+    instant = True
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
-        self.seen: set[str] = set()
 
     def send(self, message: OutgoingMessage) -> None:
-        if message.dedupe_key in self.seen:
-            return
-        self.seen.add(message.dedupe_key)
         print(f"→ [{message.game_id} {message.target}] {message.text}", file=self.out,
               flush=True)
 

@@ -41,7 +41,12 @@ class OutgoingMessage:
 
 
 class Sender(Protocol):
-    """A transport. `send` raises on failure; it must drop a dedupe key it has delivered."""
+    """A transport. `send` raises on failure; it must drop a dedupe key it has delivered.
+
+    A transport whose send is instant and local (the console: a line on standard output) may
+    set `instant = True`: each row is then sent inside the transaction that marks it sent, so
+    the mark is committed the moment the transport took it, and a deliverer in another
+    thread or process that reaches the same row finds it taken and skips it."""
 
     def send(self, message: OutgoingMessage) -> None: ...
 
@@ -99,6 +104,11 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
         msg = OutgoingMessage(row.dedupe_key, row.game_id, row.channel, row.target, address,
                               row.text)
         try:
+            if getattr(sender, "instant", False):
+                if not _send_and_mark(db, sender, msg, row, now):
+                    continue  # another deliverer took it meanwhile
+                report.sent += 1
+                continue
             sender.send(msg)
         except Exception as exc:  # a transport failure: retry later (a crash is not caught)
             blocked.add(who)
@@ -113,3 +123,18 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
                 sent_at=now, attempts=row.attempts + 1, address=address, last_error=None))
         report.sent += 1
     return report
+
+
+def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: OutboxRow,
+                   now: datetime) -> bool:
+    """Send one row inside the write transaction that marks it sent (an instant transport):
+    the row is checked unsent under the write lock first, so it goes out once however many
+    deliverers race for it, and the mark commits right after the send."""
+    with db.write() as s:
+        taken = s.execute(update(OutboxRow).where(
+            OutboxRow.id == row.id, OutboxRow.sent_at.is_(None)).values(
+            sent_at=now, attempts=row.attempts + 1, address=msg.address, last_error=None))
+        if taken.rowcount != 1:
+            return False
+        sender.send(msg)  # raises: the transaction rolls back, the row stays unsent
+    return True

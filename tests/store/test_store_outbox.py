@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -135,3 +136,61 @@ def test_unbound_recipients_wait_until_bound(service: Service) -> None:
     service.submit("g1", Vote(seat=5, target=99), now=at(1, 10), msg_id="x", sender="wx-five")
     deliver(service.db, t)
     assert t.calls[-1].dedupe_key == "g1/reply/x" and t.calls[-1].address == "wx-five"
+
+
+class Printer:
+    """An instant transport, like the console: what it printed, in order; it remembers
+    nothing, so a second print of a key is a duplicate the players would see."""
+
+    instant = True
+
+    def __init__(self, service: Service, lock: threading.Lock) -> None:
+        self.service = service
+        self.lock = lock
+        self.printed: list[str] = []
+
+    def send(self, message: OutgoingMessage) -> None:
+        with self.lock:
+            self.printed.append(message.dedupe_key)
+
+
+def test_instant_transport_rows_go_out_once_among_racing_deliverers(service: Service,
+                                                                   db_url: str) -> None:
+    """Issue 13, point 13: a row is marked sent in the transaction of its send, so deliverers
+    racing on one database (two threads here, two processes in the probe) and a restarted
+    console (no memory) never print a row twice."""
+    classic_game(service)
+    service.advance("g1", at(1, 9))
+    lock = threading.Lock()
+    printers = [Printer(service, lock) for _ in range(2)]
+    others = [Service(db_url) for _ in printers]
+    try:
+        threads = [threading.Thread(target=deliver, args=(svc.db, p))
+                   for svc, p in zip(others, printers, strict=True)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        printed = printers[0].printed + printers[1].printed
+        assert len(printed) == len(set(printed))
+        assert all(r.sent_at is not None for r in rows(service))
+        later = Printer(service, lock)  # a new run: nothing is printed again
+        deliver(service.db, later)
+        assert later.printed == []
+    finally:
+        for svc in others:
+            svc.close()
+
+
+def test_instant_transport_failure_leaves_the_row_for_later(service: Service) -> None:
+    classic_game(service)
+
+    class Broken:
+        instant = True
+
+        def send(self, message: OutgoingMessage) -> None:
+            raise OSError("stdout closed")
+
+    report = deliver(service.db, Broken())
+    assert report.failed >= 1 and report.sent == 0
+    assert all(r.sent_at is None for r in rows(service))
