@@ -21,10 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "docs" / "spec"
 
 
-def shared_dir() -> Path:
-    return Path(os.environ.get("WOLFJUDGE_SHARED", ROOT.parent / "shared"))
-
-
 @pytest.fixture(scope="session")
 def rules_text() -> str:
     return (SPEC / "RULES.md").read_text(encoding="utf-8")

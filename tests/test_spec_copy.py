@@ -4,8 +4,17 @@ that differs from it fails here, so an updated contract is never tested against 
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
-from conftest import SPEC, shared_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "docs" / "spec"
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("WOLFJUDGE_SHARED", ROOT.parent / "shared"))
 
 
 @pytest.mark.parametrize("name", ["RULES.md", "SCENARIOS.md", "CHAT.md"])
