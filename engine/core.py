@@ -41,6 +41,10 @@ PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
 # Deadline kinds whose owers get a DM reminder before they pass.
 REMINDED = {"setup", "night", "handover", "hunter", "day_close"}
 
+# Duties that outlive going out: a seat that is out is still told what concerns them (their
+# prompts, the answers, reminders, missed deadlines and cards), and nothing else (G-RES-4).
+OUT_DUTIES = {"handover", "lastwords", "hunter"}
+
 
 class Reject(Exception):
     def __init__(self, code: str, **data: Any) -> None:
@@ -80,6 +84,12 @@ class Ctx:
             seats = [seats]
         living = [s for s in seats if self.state.seat(s).alive]
         self.emit(type_, Audience.to(*living), **data)
+
+    def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
+                  **data: Any) -> None:
+        """Private message(s) about a duty that outlives going out (OUT_DUTIES, the witch's
+        kill post): told to the seat whether it is in or out."""
+        self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
 
     def tell_group(self, name: str, type_: str, **data: Any) -> None:
         members = [s for s in self.state.groups.get(name, []) if self.state.seat(s).alive]
@@ -239,7 +249,8 @@ class Ctx:
     def yellow(self, n: int, reason: str) -> None:
         st = self.state.seat(n)
         st.yellow += 1
-        self.tell(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
+        told = self.tell_duty if reason in OUT_DUTIES else self.tell
+        told(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
         # A card for a missed night or setup duty would tell everyone that the seat had one
         # (a wolf, a god, Cupid …): only the player and the judge learn of it.
         secret = reason not in PUBLIC_CARD_REASONS and not self.opt("public.announce_night_cards")
@@ -266,7 +277,7 @@ class Ctx:
     def missed(self, n: int, duty: str, card: bool) -> None:
         """A required actor missed a deadline: a yellow card unless contact or notice waives it."""
         st = self.state.seat(n)
-        self.tell(n, "DeadlineMissed", duty=duty)
+        (self.tell_duty if duty in OUT_DUTIES else self.tell)(n, "DeadlineMissed", duty=duty)
         if not card or not self.rs.procedures_apply(self):
             return
         if st.contact or st.notice:
@@ -307,7 +318,7 @@ class Ctx:
         st.out_cause = cause
         st.out_phase = self.state.phase
         self.note("SeatOut", seat=st.seat, cause=cause)
-        self.emit("YouAreOut", Audience.to(st.seat), seat=st.seat)
+        self.tell_duty(st.seat, "YouAreOut", seat=st.seat)  # the notice that opens the duties
         self.news("outs", st.seat)
 
     def _after_out(self, st: Seat) -> None:
@@ -326,13 +337,13 @@ class Ctx:
                     self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
                 else:
                     self.add_deadline("handover", day + 1, "open", 0, [st.seat], key=str(day))
-                self.tell(st.seat, "HandoverDue")
+                self.tell_duty(st.seat, "HandoverDue")
         if self._lastwords_right(st):
             state.lastwords_due.append(st.seat)
             dl = state.deadline(f"lastwords:{day}")
             seats = sorted({*(dl.seats if dl else []), st.seat})
             self.add_deadline("lastwords", day + 1, "open", 0, seats, key=str(day))
-            self.tell(st.seat, "LastWordsDue")
+            self.tell_duty(st.seat, "LastWordsDue")
 
     def _lastwords_right(self, st: Seat) -> bool:
         rule = self.opt("lastwords.eligible")
@@ -561,7 +572,7 @@ def _fire(ctx: Ctx, ident: str) -> None:
         for n in dl.seats:
             if n in state.lastwords_due:
                 state.lastwords_due.remove(n)
-                ctx.tell(n, "LastWordsWaived")
+                ctx.tell_duty(n, "LastWordsWaived")
                 if ctx.opt("lastwords.yellow_on_missing"):
                     ctx.missed(n, "lastwords", True)
     elif dl.kind == "day_close":
@@ -599,8 +610,9 @@ def _remind(ctx: Ctx, dl: Deadline) -> None:
         return
     owing = _owing(ctx, parent)
     due = parent.due.strftime("%m-%d %H:%M")
+    told = ctx.tell_duty if parent.kind in OUT_DUTIES else ctx.tell
     for n in owing:
-        ctx.emit("Reminder", Audience.to(n), duty=parent.kind, due=due)
+        told(n, "Reminder", duty=parent.kind, due=due)
     if owing:
         ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
 
@@ -622,7 +634,8 @@ def _extend(ctx: Ctx, cmd: JudgeExtend) -> None:
                            if d.id in ids else d for d in ctx.state.deadlines]
     ctx.retime_deadlines()
     at = cmd.at.strftime("%m-%d %H:%M")
-    ctx.emit("DeadlineExtended", Audience.to(cmd.seat), seat=cmd.seat, due=at)
+    told = ctx.tell_duty if any(d.kind in OUT_DUTIES for d in hits) else ctx.tell
+    told(cmd.seat, "DeadlineExtended", seat=cmd.seat, due=at)
     ctx.note("DeadlineExtendedJudge", seat=cmd.seat, due=at, deadlines=sorted(ids))
 
 
@@ -889,7 +902,7 @@ def _handover(ctx: Ctx, cmd: Handover) -> None:
     assert target is not None
     if not ctx.rs.may_handover(ctx, cmd.seat):
         state.data["held_handover"] = [cmd.seat, target]
-        ctx.tell(cmd.seat, "HandoverHeld", target=target)
+        ctx.tell_duty(cmd.seat, "HandoverHeld", target=target)
         return
     ctx.drop_deadlines(lambda d: d.kind == "handover")
     ctx.set_sheriff(target, "handover")

@@ -19,10 +19,16 @@ that produced it:
 - before GameOver no public event carries a role or a camp (`role`/`roles` empty unless
   `public.reveal_roles_on_out` is true, `camp` only in CampSurrendered), and no rendered public
   message contains a Chinese role name (狼人, 预言家, 女巫, 守卫, 丘比特);
-- no refusal carries a role or a camp.
+- no refusal carries a role or a camp;
+- a seat that is out is told only what concerns its remaining duties (issue 13; G-RES-4 puts
+  everything else in the log): the out notice, the handover and last-words prompts and the
+  replies to them, the hunter's shot, the witch's poison feedback and kill post (C-WITCH-5),
+  and the reminders, missed deadlines, extensions and cards of those duties. A seat counts as
+  out from its SeatOut note on, so what it was told earlier in the same command is not a leak.
 
-A last test checks that the refusal a seer gets for checking a dead player reads the same
-whatever the dead player's role was.
+A test checks that this last check catches a leak to an out seat. A last test checks that the
+refusal a seer gets for checking a dead player reads the same whatever the dead player's role
+was.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from bot.render import render_event, render_rejection
 from engine import handle, new_game
 from engine.commands import Act, JudgeCard, Tick, Vote
 from engine.core import PUBLIC_CARD_REASONS
-from engine.events import Event, Rejection
+from engine.events import Audience, Event, Rejection
 from engine.model import GameState
 from rulesets.data import load
 
@@ -52,6 +58,24 @@ ROLE_NAMES_ZH = ("狼人", "预言家", "女巫", "守卫", "丘比特")
 CAMP_NAMES_ZH = tuple(DATA["camp_names"].values())
 KILL_MESSAGES = {"KillRecorded", "KillLocked", "KillFeedback", "KillForfeited"}
 WITCH_MESSAGES = {"Tongling", "PoisonFeedback", "KillPostDue"}
+# Duties that outlive going out, and what an out seat may be told about them (issue 13).
+OUT_DUTIES = {"handover", "lastwords", "hunter"}
+OUT_SEAT_MESSAGES = {"YouAreOut", "HandoverDue", "HandoverHeld", "LastWordsDue",
+                     "LastWordsWaived", "HunterDue", "ShotForfeited", "PoisonFeedback",
+                     "KillPostDue"}
+
+
+def out_seat_may_read(ev: Event, before: GameState, seat: int) -> bool:
+    """Whether `ev` concerns a duty that seat `seat`, which is out, still has."""
+    if ev.type in OUT_SEAT_MESSAGES:
+        return True
+    if ev.type in ("Reminder", "DeadlineMissed"):
+        return ev.data["duty"] in OUT_DUTIES
+    if ev.type == "YellowCard":
+        return ev.data["reason"] in OUT_DUTIES
+    if ev.type == "DeadlineExtended":
+        return any(d.kind in OUT_DUTIES and seat in d.seats for d in before.deadlines)
+    return False
 
 # Long games: no shrinking unless WOLFJUDGE_SHRINK is set (see test_properties.py).
 GAMES = settings(max_examples=20, deadline=None,
@@ -103,6 +127,20 @@ class Hygiene:
         for event in events:
             self.check(step.before, after, event, step.command)
         self.check_cards(events)
+        self.check_out_seats(step.before, events)
+
+    def check_out_seats(self, before: GameState, events: list[Event]) -> None:
+        """A seat that is out reads only what concerns its remaining duties (public posts
+        aside): from its SeatOut note on, every private or group message to it is checked."""
+        out = {s.seat for s in before.seats if not s.alive}
+        for ev in events:
+            if ev.type == "SeatOut":
+                out.add(ev.data["seat"])
+            if ev.audience.public:
+                continue
+            for seat in out & set(ev.audience.seats):
+                assert out_seat_may_read(ev, before, seat), (
+                    f"{ev.type} {ev.data} reached seat {seat}, which is out ({ev.audience})")
 
     def check_cards(self, events: list[Event]) -> None:
         """A card for a missed night or setup duty reveals that the seat had one: it is never
@@ -242,6 +280,34 @@ def _play_checked(rnd: random.Random, options: dict[str, Any],
     assert trace.final is not None and (trace.final.winner or trace.final.halted)
     assert hygiene.over or trace.final.halted
     return hygiene
+
+
+def test_the_out_seat_check_catches_a_leak_to_an_out_seat() -> None:
+    """A message that concerns no remaining duty, sent to a seat that is out, fails the check;
+    the same seat may be told its handover prompt."""
+    state, _ = new_game(ruleset="classic", game_id="leak", seed="leak", start=START,
+                        roles=list(BASE))
+    out = state.model_copy(deep=True)
+    out.seat(DEAD).alive = False
+    now = _at(1, 10)
+
+    def event(type_: str, **data: Any) -> Event:
+        return Event(type=type_, at=now, phase="D1", audience=Audience.to(DEAD), data=data)
+
+    hygiene = Hygiene({})
+    hygiene.check_out_seats(out, [event("HandoverDue"), event("Reminder", duty="handover",
+                                                              due="01-02 09:00")])
+    for leak in (event("CampLostNotice", camp="village"), event("Reminder", duty="day_close",
+                                                                due="01-01 21:00"),
+                 event("YellowCard", seat=DEAD, reason="vote", count=1)):
+        with pytest.raises(AssertionError, match="which is out"):
+            hygiene.check_out_seats(out, [leak])
+    seat_out = Event(type="SeatOut", at=now, phase="D1", audience=Audience.judge(),
+                     data={"seat": DEAD, "cause": "red-card"})
+    hygiene.check_out_seats(state, [event("YellowCard", seat=DEAD, reason="vote", count=2),
+                                    seat_out])
+    with pytest.raises(AssertionError, match="which is out"):
+        hygiene.check_out_seats(state, [seat_out, event("SeerResult", target=1, label="x")])
 
 
 @GAMES

@@ -207,9 +207,9 @@ class Classic(Ruleset):
                 went_out = True
             ctx.check("step")
             # C-WITCH-5: the feedback and the kill-post duty stand even for a dead witch.
-            ctx.emit("PoisonFeedback", Audience.to(witch), target=poison_t, out=went_out)
+            ctx.tell_duty(witch, "PoisonFeedback", target=poison_t, out=went_out)
             if went_out or ctx.opt("classic.kill_post_on_no"):
-                ctx.emit("KillPostDue", Audience.to(witch))
+                ctx.tell_duty(witch, "KillPostDue")
 
     # votes and the badge ---------------------------------------------------------
     def first_to_reach_rule(self, ctx: Ctx) -> str:

@@ -212,7 +212,7 @@ def test_p_dl_1_exiled_sheriff_hands_over_by_close_plus_30_and_last_words(bot: B
     assert out.rejection is not None and out.rejection.code == "no_lastwords_due"
     assert cards(bot) == {8: (1, False)} and bot.state().lastwords_due == []
     assert any(r[:2] == ("LastWords", "public") for r in bot.outbox())
-    assert_card_announced(bot, 8, "yellow", dm=False)
+    assert_card_announced(bot, 8, "yellow")  # out, but the card concerns his handover duty
     assert_ticks_once(bot)
 
 
@@ -226,7 +226,7 @@ def test_p_dl_6_sheriff_out_at_night_hands_over_before_the_next_open(bot: Bot) -
     bot.to(2, 9)
     state = bot.state()
     assert state.sheriff not in (None, 12) and cards(bot) == {12: (1, False)}
-    assert_card_announced(bot, 12, "yellow", dm=False)  # in the very post that opens day 2
+    assert_card_announced(bot, 12, "yellow")  # a DM to the out sheriff; in the D2 opening post
     assert_ticks_once(bot)
 
 
