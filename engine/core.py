@@ -92,8 +92,11 @@ class Ctx:
         self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
 
     def tell_group(self, name: str, type_: str, **data: Any) -> None:
+        """A post in group `name` for its living members; with none alive, the log only: a
+        post in a room of the dead is feedback to dead members (G-RES-4)."""
         members = [s for s in self.state.groups.get(name, []) if self.state.seat(s).alive]
-        self.emit(type_, Audience(seats=tuple(members), group=name), **data)
+        self.emit(type_, Audience(seats=tuple(members), group=name) if members
+                  else Audience.judge(), **data)
 
     def announce(self, type_: str, **data: Any) -> None:
         self.emit(type_, Audience.everyone(), **data)

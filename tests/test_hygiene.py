@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 import random
 from datetime import datetime, time, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,11 +45,13 @@ from hypothesis import strategies as st
 from randomplay import FAST_GAME, FAST_OPTIONS, OPTION_SETS, START, Step, play
 
 from bot.render import render_event, render_rejection
+from bot.scenario import Scenario
 from engine import handle, new_game
 from engine.commands import Act, JudgeCard, Tick, Vote
-from engine.core import PUBLIC_CARD_REASONS
+from engine.core import PUBLIC_CARD_REASONS, Ctx
 from engine.events import Audience, Event, Rejection
 from engine.model import GameState
+from engine.ruleset import get_ruleset
 from rulesets.data import load
 
 DATA = load("classic", "data")
@@ -405,3 +408,32 @@ def test_refusals_for_a_dead_target_do_not_depend_on_its_role(how: str) -> None:
     for skill in ("kill", "guard", "poison", "save"):
         seen = {role: texts[skill] for role, texts in by_role.items() if skill in texts}
         assert len(set(seen.values())) <= 1, (skill, seen)
+
+
+# ---------------------------------------------------------------------------------------
+# G-RES-4: a group message when no member of the group is alive goes to the log only.
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+def test_g_res_4_kill_feedback_to_a_group_with_no_living_member_is_log_only() -> None:
+    scenario = Scenario(SCENARIOS / "classic" / "G-RES-4_kill_feedback_with_no_living_killer.yaml")
+    doc = scenario.load()
+    game = scenario.start(doc)
+    scenario.play(game, doc["steps"])
+    feedback = [e for e in game.log if e.type == "KillFeedback"]
+    assert [e.data for e in feedback] == [{"target": 2, "out": True}]
+    assert feedback[0].audience == Audience.judge(), feedback[0].audience  # not the wolves' room
+
+
+def test_g_res_4_tell_group_with_no_living_member_tells_the_judge_only() -> None:
+    state, _ = new_game(ruleset="classic", game_id="room", seed="room", start=START,
+                        roles=list(BASE))
+    for seat in state.groups["wolves"]:
+        state.seat(seat).alive = False
+    ctx = Ctx(state, _at(1, 10), get_ruleset("classic"))
+    ctx.tell_group("wolves", "GroupFormed", group="wolves", members=state.groups["wolves"])
+    assert [e.audience for e in ctx.events] == [Audience.judge()]
+    state.seat(2).alive = True
+    ctx.tell_group("wolves", "GroupFormed", group="wolves", members=state.groups["wolves"])
+    assert ctx.events[-1].audience == Audience(seats=(2,), group="wolves")
