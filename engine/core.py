@@ -522,7 +522,7 @@ def handle(state: GameState, command: Command | dict, now: datetime
 
 def _dispatch(ctx: Ctx, cmd: Command) -> None:
     if isinstance(cmd, Tick):
-        _fire(ctx, cmd.deadline_id)
+        _fire(ctx, cmd.deadline_id, cmd.fired_at)
     elif isinstance(cmd, Act):
         _act(ctx, cmd)
     elif isinstance(cmd, Vote):
@@ -552,7 +552,7 @@ def _dispatch(ctx: Ctx, cmd: Command) -> None:
 # deadlines and phases --------------------------------------------------------
 
 
-def _fire(ctx: Ctx, ident: str) -> None:
+def _fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
     state = ctx.state
     dl = state.deadline(ident)
     assert dl is not None
@@ -583,7 +583,7 @@ def _fire(ctx: Ctx, ident: str) -> None:
     elif dl.kind == "day_open":
         _open_day(ctx, dl.day)
     elif dl.kind == "remind":
-        _remind(ctx, dl)
+        _remind(ctx, dl, max(ctx.now, fired_at or ctx.now))
     else:
         ctx.rs.deadline(ctx, dl)
 
@@ -607,9 +607,11 @@ def _owing(ctx: Ctx, dl: Deadline) -> list[int]:
     return list(dl.seats)
 
 
-def _remind(ctx: Ctx, dl: Deadline) -> None:
+def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
+    """DM the owers of `dl`'s deadline, unless it is due by the time the reminder goes out
+    (`sent`: later than now after downtime), when the reminder would tell of a past deadline."""
     parent = ctx.state.deadline(dl.parent or "")
-    if parent is None:
+    if parent is None or parent.due <= sent:
         return
     owing = _owing(ctx, parent)
     due = parent.due.strftime("%m-%d %H:%M")
