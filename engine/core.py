@@ -256,14 +256,17 @@ class Ctx:
         told(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
         # A card for a missed night or setup duty would tell everyone that the seat had one
         # (a wolf, a god, Cupid …): only the player and the judge learn of it.
-        secret = reason not in PUBLIC_CARD_REASONS and not self.opt("public.announce_night_cards")
+        night_duty = reason not in PUBLIC_CARD_REASONS
+        secret = night_duty and not self.opt("public.announce_night_cards")
+        if night_duty and not self.opt("cards.night_yellow_counts_to_red"):
+            st.uncounted_yellow += 1  # a red card it caused would tell of the night duty
         if secret:
             self.note("YellowCardSecret", seat=n, reason=reason, count=st.yellow)
         else:
             self.announce("YellowCardPublic", seat=n, count=st.yellow)
             self.news("cards", {"seat": n, "color": "yellow"})
         limit = self.opt("cards.yellow_to_red")
-        if limit and st.yellow >= limit and not st.red:
+        if limit and st.yellow - st.uncounted_yellow >= limit and not st.red:
             self.red(n, "yellow_limit", quiet=secret)
 
     def red(self, n: int, reason: str, *, quiet: bool = False) -> None:
@@ -485,6 +488,10 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     ctx = Ctx(state, now or datetime.combine(start, time(0, 0)), rs)
     ctx.announce("GameCreated", players=len(roles), ruleset=ruleset,
                  commitment=rng.commitment(seed, roles))
+    if opts["cards.yellow_to_red"] and not opts["public.announce_night_cards"]:
+        # The judge learns up front what a send-off after secret night cards tells the table.
+        ctx.note("CardPolicyNote", counted=opts["cards.night_yellow_counts_to_red"],
+                 limit=opts["cards.yellow_to_red"])
     for st in state.seats:
         ctx.tell(st.seat, "RoleDealt", seat=st.seat, role=st.role)
     rs.setup(ctx)
