@@ -588,7 +588,12 @@ class Service:
             dl = loaded.state.next_deadline()
             if dl is None or dl.due > until:
                 return out
-            res = self.submit(game_id, Tick(deadline_id=dl.id), now=max(loaded.clock, dl.due),
+            # A reminder says when it really goes out, if not within its minute (the bot was
+            # down): one that would go out after its deadline is dropped.
+            sent = until.replace(second=0, microsecond=0)
+            late = sent if dl.kind == "remind" and sent > dl.due else None
+            res = self.submit(game_id, Tick(deadline_id=dl.id, fired_at=late),
+                              now=max(loaded.clock, dl.due),
                               msg_id=tick_message_id(loaded.version, dl))
             out.append(res)
             if res.status != "accepted" and res.version == loaded.version:

@@ -59,10 +59,15 @@ class Surrender(_Cmd):
 
 
 class Tick(_Cmd):
-    """A deadline fired. A tick for a deadline that is gone or not yet due changes nothing."""
+    """A deadline fired. A tick for a deadline that is gone or not yet due changes nothing.
+
+    `fired_at`: when a reminder's tick really goes out, if later than its due time (the bot
+    catching up after downtime). The deadline takes effect at its due time all the same; a
+    reminder whose own deadline is due by then is not sent."""
 
     kind: Literal["tick"] = "tick"
     deadline_id: Annotated[str, StringConstraints(max_length=64)]
+    fired_at: datetime | None = None
 
 
 class JudgeProxy(_Cmd):

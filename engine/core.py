@@ -56,6 +56,10 @@ TIME_HORIZON = timedelta(days=31)
 # Deadline kinds whose owers get a DM reminder before they pass.
 REMINDED = {"setup", "night", "handover", "hunter", "day_close"}
 
+# Duties that outlive going out: a seat that is out is still told what concerns them (their
+# prompts, the answers, reminders, missed deadlines and cards), and nothing else (G-RES-4).
+OUT_DUTIES = {"handover", "lastwords", "hunter"}
+
 
 class Reject(Exception):
     def __init__(self, code: str, **data: Any) -> None:
@@ -96,9 +100,18 @@ class Ctx:
         living = [s for s in seats if self.state.seat(s).alive]
         self.emit(type_, Audience.to(*living), **data)
 
+    def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
+                  **data: Any) -> None:
+        """Private message(s) about a duty that outlives going out (OUT_DUTIES, the witch's
+        kill post): told to the seat whether it is in or out."""
+        self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
+
     def tell_group(self, name: str, type_: str, **data: Any) -> None:
+        """A post in group `name` for its living members; with none alive, the log only: a
+        post in a room of the dead is feedback to dead members (G-RES-4)."""
         members = [s for s in self.state.groups.get(name, []) if self.state.seat(s).alive]
-        self.emit(type_, Audience(seats=tuple(members), group=name), **data)
+        self.emit(type_, Audience(seats=tuple(members), group=name) if members
+                  else Audience.judge(), **data)
 
     def announce(self, type_: str, **data: Any) -> None:
         self.emit(type_, Audience.everyone(), **data)
@@ -254,17 +267,21 @@ class Ctx:
     def yellow(self, n: int, reason: str) -> None:
         st = self.state.seat(n)
         st.yellow += 1
-        self.tell(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
+        told = self.tell_duty if reason in OUT_DUTIES else self.tell
+        told(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
         # A card for a missed night or setup duty would tell everyone that the seat had one
         # (a wolf, a god, Cupid …): only the player and the judge learn of it.
-        secret = reason not in PUBLIC_CARD_REASONS and not self.opt("public.announce_night_cards")
+        night_duty = reason not in PUBLIC_CARD_REASONS
+        secret = night_duty and not self.opt("public.announce_night_cards")
+        if night_duty and not self.opt("cards.night_yellow_counts_to_red"):
+            st.uncounted_yellow += 1  # a red card it caused would tell of the night duty
         if secret:
             self.note("YellowCardSecret", seat=n, reason=reason, count=st.yellow)
         else:
             self.announce("YellowCardPublic", seat=n, count=st.yellow)
             self.news("cards", {"seat": n, "color": "yellow"})
         limit = self.opt("cards.yellow_to_red")
-        if limit and st.yellow >= limit and not st.red:
+        if limit and st.yellow - st.uncounted_yellow >= limit and not st.red:
             self.red(n, "yellow_limit", quiet=secret)
 
     def red(self, n: int, reason: str, *, quiet: bool = False) -> None:
@@ -281,7 +298,7 @@ class Ctx:
     def missed(self, n: int, duty: str, card: bool) -> None:
         """A required actor missed a deadline: a yellow card unless contact or notice waives it."""
         st = self.state.seat(n)
-        self.tell(n, "DeadlineMissed", duty=duty)
+        (self.tell_duty if duty in OUT_DUTIES else self.tell)(n, "DeadlineMissed", duty=duty)
         if not card or not self.rs.procedures_apply(self):
             return
         if st.contact or st.notice:
@@ -322,7 +339,7 @@ class Ctx:
         st.out_cause = cause
         st.out_phase = self.state.phase
         self.note("SeatOut", seat=st.seat, cause=cause)
-        self.emit("YouAreOut", Audience.to(st.seat), seat=st.seat)
+        self.tell_duty(st.seat, "YouAreOut", seat=st.seat)  # the notice that opens the duties
         self.news("outs", st.seat)
 
     def _after_out(self, st: Seat) -> None:
@@ -341,13 +358,13 @@ class Ctx:
                     self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
                 else:
                     self.add_deadline("handover", day + 1, "open", 0, [st.seat], key=str(day))
-                self.tell(st.seat, "HandoverDue")
+                self.tell_duty(st.seat, "HandoverDue")
         if self._lastwords_right(st):
             state.lastwords_due.append(st.seat)
             dl = state.deadline(f"lastwords:{day}")
             seats = sorted({*(dl.seats if dl else []), st.seat})
             self.add_deadline("lastwords", day + 1, "open", 0, seats, key=str(day))
-            self.tell(st.seat, "LastWordsDue")
+            self.tell_duty(st.seat, "LastWordsDue")
 
     def _lastwords_right(self, st: Seat) -> bool:
         rule = self.opt("lastwords.eligible")
@@ -492,6 +509,10 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     if signing_pubkey is not None:  # only then: events of keyless games stay as they were
         created["signing_pubkey"] = signing_pubkey
     ctx.announce("GameCreated", **created)
+    if opts["cards.yellow_to_red"] and not opts["public.announce_night_cards"]:
+        # The judge learns up front what a send-off after secret night cards tells the table.
+        ctx.note("CardPolicyNote", counted=opts["cards.night_yellow_counts_to_red"],
+                 limit=opts["cards.yellow_to_red"])
     for st in state.seats:
         ctx.tell(st.seat, "RoleDealt", seat=st.seat, role=st.role)
     rs.setup(ctx)
@@ -529,7 +550,7 @@ def handle(state: GameState, command: Command | dict, now: datetime
 
 def _dispatch(ctx: Ctx, cmd: Command) -> None:
     if isinstance(cmd, Tick):
-        _fire(ctx, cmd.deadline_id)
+        _fire(ctx, cmd.deadline_id, cmd.fired_at)
     elif isinstance(cmd, Act):
         _act(ctx, cmd)
     elif isinstance(cmd, Vote):
@@ -561,7 +582,7 @@ def _dispatch(ctx: Ctx, cmd: Command) -> None:
 # deadlines and phases --------------------------------------------------------
 
 
-def _fire(ctx: Ctx, ident: str) -> None:
+def _fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
     state = ctx.state
     dl = state.deadline(ident)
     assert dl is not None
@@ -584,7 +605,7 @@ def _fire(ctx: Ctx, ident: str) -> None:
         for n in dl.seats:
             if n in state.lastwords_due:
                 state.lastwords_due.remove(n)
-                ctx.tell(n, "LastWordsWaived")
+                ctx.tell_duty(n, "LastWordsWaived")
                 if ctx.opt("lastwords.yellow_on_missing"):
                     ctx.missed(n, "lastwords", True)
     elif dl.kind == "day_close":
@@ -592,7 +613,7 @@ def _fire(ctx: Ctx, ident: str) -> None:
     elif dl.kind == "day_open":
         _open_day(ctx, dl.day)
     elif dl.kind == "remind":
-        _remind(ctx, dl)
+        _remind(ctx, dl, max(ctx.now, fired_at or ctx.now))
     else:
         ctx.rs.deadline(ctx, dl)
 
@@ -616,14 +637,17 @@ def _owing(ctx: Ctx, dl: Deadline) -> list[int]:
     return list(dl.seats)
 
 
-def _remind(ctx: Ctx, dl: Deadline) -> None:
+def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
+    """DM the owers of `dl`'s deadline, unless it is due by the time the reminder goes out
+    (`sent`: later than now after downtime), when the reminder would tell of a past deadline."""
     parent = ctx.state.deadline(dl.parent or "")
-    if parent is None:
+    if parent is None or parent.due <= sent:
         return
     owing = _owing(ctx, parent)
     due = parent.due.strftime("%m-%d %H:%M")
+    told = ctx.tell_duty if parent.kind in OUT_DUTIES else ctx.tell
     for n in owing:
-        ctx.emit("Reminder", Audience.to(n), duty=parent.kind, due=due)
+        told(n, "Reminder", duty=parent.kind, due=due)
     if owing:
         ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
 
@@ -652,7 +676,8 @@ def _extend(ctx: Ctx, cmd: JudgeExtend) -> None:
                            if d.id in ids else d for d in ctx.state.deadlines]
     ctx.retime_deadlines()
     at = cmd.at.strftime("%m-%d %H:%M")
-    ctx.emit("DeadlineExtended", Audience.to(cmd.seat), seat=cmd.seat, due=at)
+    told = ctx.tell_duty if any(d.kind in OUT_DUTIES for d in hits) else ctx.tell
+    told(cmd.seat, "DeadlineExtended", seat=cmd.seat, due=at)
     ctx.note("DeadlineExtendedJudge", seat=cmd.seat, due=at, deadlines=sorted(ids))
 
 
@@ -976,7 +1001,7 @@ def _handover(ctx: Ctx, cmd: Handover) -> None:
     assert target is not None
     if not ctx.rs.may_handover(ctx, cmd.seat):
         state.data["held_handover"] = [cmd.seat, target]
-        ctx.tell(cmd.seat, "HandoverHeld", target=target)
+        ctx.tell_duty(cmd.seat, "HandoverHeld", target=target)
         return
     ctx.drop_deadlines(lambda d: d.kind == "handover")
     ctx.set_sheriff(target, "handover")

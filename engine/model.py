@@ -21,7 +21,8 @@ class Seat(BaseModel):
     skills: dict[str, Literal["held", "used", "lost"]] = Field(default_factory=dict)
     lover_of: int | None = None
     statuses: dict[str, Any] = Field(default_factory=dict)  # ruleset-owned flags
-    yellow: int = 0
+    yellow: int = 0  # every yellow card received
+    uncounted_yellow: int = 0  # of those, kept out of cards.yellow_to_red (night duty cards)
     red: bool = False
     notice: bool = False  # prior notice of absence: waives the next missed-deadline card
     contact: bool = False  # contacted the judge: waives the card of the pending deadline

@@ -52,6 +52,10 @@ COMMON_OPTIONS: OptionSpec = {
     # the player had such a duty, so the default keeps them between the player and the judge).
     "public.announce_night_cards": (bool, False),
     "cards.yellow_to_red": (int, 2),
+    # Not in RULES.md §5: whether night/setup-duty yellows count toward cards.yellow_to_red.
+    # They do by default (P-CARD-1), so a red card after fewer public yellows than the limit
+    # tells everyone that the player had a night or setup duty.
+    "cards.night_yellow_counts_to_red": (bool, True),
     "cards.red_lover_partner_dies": (bool, True),
     "lastwords.eligible": (Literal["all_except_sent_off", "all", "first_night_and_exiles"],
                            "all_except_sent_off"),

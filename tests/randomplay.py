@@ -63,7 +63,8 @@ NEUTRAL_WORDS = ["过。", "我是好人，请大家相信我。", "3号发言�
                  "{target} 号", "遗言：无"]
 SKILLS = ["kill", "see", "guard", "save", "poison", "link", "pass", "lock", "infect", "shoot",
           "", "KILL", "vote"]
-ODD_SEATS = [0, 13, -1, 99]
+# Seats no game has; a negative or three-digit seat does not even parse (engine.commands).
+ODD_SEATS = [0, 13, 99]
 
 # Engine bugs these tests found, fixed since, that the driver still probes: a killer's `pass`
 # then `lock` (IndexError); a wolf camp surrendering at night kept tonight's kill (and got cards
@@ -85,7 +86,8 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"public.reveal_roles_on_out": True, "lastwords.eligible": "all",
      "lastwords.yellow_on_missing": True},
     {"cards.yellow_to_red": 3, "cards.red_lover_partner_dies": False,
-     "votes.void_vote_yellow": True, "classic.exile_tie": "no_exile"},
+     "votes.void_vote_yellow": True, "classic.exile_tie": "no_exile",
+     "cards.night_yellow_counts_to_red": False},
     {"classic.double_wolf_lovers_know_partner": True, "classic.cupid_self_pick": False,
      "classic.cupid_told_camp": False, "classic.cupid_missing": "no_lovers"},
     {"classic.village_gods_rule": "any_out", "classic.guard_yellow": True,

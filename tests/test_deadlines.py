@@ -7,8 +7,9 @@ from datetime import date, datetime
 import pytest
 
 from bot.scenario import Game
-from engine import new_game
-from engine.commands import Act, JudgeExtend, Vote
+from engine import handle, new_game
+from engine.commands import Act, JudgeExtend, Tick, Vote
+from engine.events import Rejection
 from engine.options import OptionError
 
 CL = ["wolf", "wolf", "wolf", "seer", "witch", "guard", "cupid", "villager", "villager",
@@ -169,3 +170,18 @@ def test_night_duty_cards_stay_between_the_player_and_the_judge() -> None:
     to_night_1(open_g)
     open_g.advance(at(2, 12))
     assert {e.data["seat"] for e in open_g.log if e.type == "YellowCardPublic"} == {1, 2, 3, 4, 5}
+
+
+@pytest.mark.parametrize(("fired_at", "reminded"), [(None, True), (at(1, 8, 45), True),
+                                                    (at(1, 9), False), (at(1, 10), False)])
+def test_p_dl_6_a_reminder_fired_at_or_after_its_deadline_says_nothing(
+        fired_at: datetime | None, reminded: bool) -> None:
+    """Cupid's reminder (08:30, for 09:00) fired late after downtime: no reminder once its own
+    deadline is due when it really goes out (issue 13 (12)); the deadline is unchanged."""
+    state, _ = new_game(ruleset="classic", game_id="g", seed="s", start=DAY1, roles=CL)
+    out = handle(state, Tick(deadline_id="remind:setup:cupid", fired_at=fired_at), at(1, 8, 30))
+    assert not isinstance(out, Rejection)
+    after, events = out
+    assert bool([e for e in events if e.type == "Reminder"]) == reminded
+    assert bool([e for e in events if e.type == "LateSummary"]) == reminded
+    assert after.deadline("remind:setup:cupid") is None and after.deadline("setup:cupid")

@@ -20,10 +20,16 @@ that produced it:
 - before GameOver no public event carries a role or a camp (`role`/`roles` empty unless
   `public.reveal_roles_on_out` is true, `camp` only in CampSurrendered), and no rendered public
   message contains a Chinese role name (狼人, 预言家, 女巫, 守卫, 丘比特);
-- no refusal carries a role or a camp.
+- no refusal carries a role or a camp;
+- a seat that is out is told only what concerns its remaining duties (issue 13; G-RES-4 puts
+  everything else in the log): the out notice, the handover and last-words prompts and the
+  replies to them, the hunter's shot, the witch's poison feedback and kill post (C-WITCH-5),
+  and the reminders, missed deadlines, extensions and cards of those duties. A seat counts as
+  out from its SeatOut note on, so what it was told earlier in the same command is not a leak.
 
-A last test checks that the refusal a seer gets for checking a dead player reads the same
-whatever the dead player's role was.
+A test checks that this last check catches a leak to an out seat. A last test checks that the
+refusal a seer gets for checking a dead player reads the same whatever the dead player's role
+was.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import os
 import random
 from datetime import datetime, time, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,11 +46,13 @@ from hypothesis import strategies as st
 from randomplay import FAST_GAME, FAST_OPTIONS, OPTION_SETS, START, Step, play
 
 from bot.render import render_event, render_rejection
+from bot.scenario import Scenario
 from engine import handle, new_game
 from engine.commands import Act, JudgeCard, Tick, Vote
-from engine.core import PUBLIC_CARD_REASONS
-from engine.events import Event, Rejection
+from engine.core import PUBLIC_CARD_REASONS, Ctx
+from engine.events import Audience, Event, Rejection
 from engine.model import GameState
+from engine.ruleset import get_ruleset
 from rulesets.data import load
 
 DATA = load("classic", "data")
@@ -55,6 +64,24 @@ KILL_MESSAGES = {"KillRecorded", "KillLocked", "KillFeedback", "KillForfeited"}
 WITCH_MESSAGES = {"Tongling", "PoisonFeedback", "KillPostDue"}
 CORRECTION_MESSAGES = {"CorrectionRequested", "CorrectionConfirmed", "CorrectionRejected",
                        "CorrectionDropped", "CorrectionLapsed"}
+# Duties that outlive going out, and what an out seat may be told about them (issue 13).
+OUT_DUTIES = {"handover", "lastwords", "hunter"}
+OUT_SEAT_MESSAGES = {"YouAreOut", "HandoverDue", "HandoverHeld", "LastWordsDue",
+                     "LastWordsWaived", "HunterDue", "ShotForfeited", "PoisonFeedback",
+                     "KillPostDue"}
+
+
+def out_seat_may_read(ev: Event, before: GameState, seat: int) -> bool:
+    """Whether `ev` concerns a duty that seat `seat`, which is out, still has."""
+    if ev.type in OUT_SEAT_MESSAGES:
+        return True
+    if ev.type in ("Reminder", "DeadlineMissed"):
+        return ev.data["duty"] in OUT_DUTIES
+    if ev.type == "YellowCard":
+        return ev.data["reason"] in OUT_DUTIES
+    if ev.type == "DeadlineExtended":
+        return any(d.kind in OUT_DUTIES and seat in d.seats for d in before.deadlines)
+    return False
 
 # Long games: no shrinking unless WOLFJUDGE_SHRINK is set (see test_properties.py).
 GAMES = settings(max_examples=20, deadline=None,
@@ -106,6 +133,20 @@ class Hygiene:
         for event in events:
             self.check(step.before, after, event, step.command)
         self.check_cards(events)
+        self.check_out_seats(step.before, events)
+
+    def check_out_seats(self, before: GameState, events: list[Event]) -> None:
+        """A seat that is out reads only what concerns its remaining duties (public posts
+        aside): from its SeatOut note on, every private or group message to it is checked."""
+        out = {s.seat for s in before.seats if not s.alive}
+        for ev in events:
+            if ev.type == "SeatOut":
+                out.add(ev.data["seat"])
+            if ev.audience.public:
+                continue
+            for seat in out & set(ev.audience.seats):
+                assert out_seat_may_read(ev, before, seat), (
+                    f"{ev.type} {ev.data} reached seat {seat}, which is out ({ev.audience})")
 
     def check_cards(self, events: list[Event]) -> None:
         """A card for a missed night or setup duty reveals that the seat had one: it is never
@@ -251,6 +292,34 @@ def _play_checked(rnd: random.Random, options: dict[str, Any],
     return hygiene
 
 
+def test_the_out_seat_check_catches_a_leak_to_an_out_seat() -> None:
+    """A message that concerns no remaining duty, sent to a seat that is out, fails the check;
+    the same seat may be told its handover prompt."""
+    state, _ = new_game(ruleset="classic", game_id="leak", seed="leak", start=START,
+                        roles=list(BASE))
+    out = state.model_copy(deep=True)
+    out.seat(DEAD).alive = False
+    now = _at(1, 10)
+
+    def event(type_: str, **data: Any) -> Event:
+        return Event(type=type_, at=now, phase="D1", audience=Audience.to(DEAD), data=data)
+
+    hygiene = Hygiene({})
+    hygiene.check_out_seats(out, [event("HandoverDue"), event("Reminder", duty="handover",
+                                                              due="01-02 09:00")])
+    for leak in (event("CampLostNotice", camp="village"), event("Reminder", duty="day_close",
+                                                                due="01-01 21:00"),
+                 event("YellowCard", seat=DEAD, reason="vote", count=1)):
+        with pytest.raises(AssertionError, match="which is out"):
+            hygiene.check_out_seats(out, [leak])
+    seat_out = Event(type="SeatOut", at=now, phase="D1", audience=Audience.judge(),
+                     data={"seat": DEAD, "cause": "red-card"})
+    hygiene.check_out_seats(state, [event("YellowCard", seat=DEAD, reason="vote", count=2),
+                                    seat_out])
+    with pytest.raises(AssertionError, match="which is out"):
+        hygiene.check_out_seats(state, [seat_out, event("SeerResult", target=1, label="x")])
+
+
 @GAMES
 @given(rnd=st.randoms(use_true_random=False), which=st.integers(0, len(OPTION_SETS) - 1))
 def test_every_event_reaches_only_those_who_may_know(rnd: random.Random, which: int) -> None:
@@ -346,3 +415,32 @@ def test_refusals_for_a_dead_target_do_not_depend_on_its_role(how: str) -> None:
     for skill in ("kill", "guard", "poison", "save"):
         seen = {role: texts[skill] for role, texts in by_role.items() if skill in texts}
         assert len(set(seen.values())) <= 1, (skill, seen)
+
+
+# ---------------------------------------------------------------------------------------
+# G-RES-4: a group message when no member of the group is alive goes to the log only.
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+def test_g_res_4_kill_feedback_to_a_group_with_no_living_member_is_log_only() -> None:
+    scenario = Scenario(SCENARIOS / "classic" / "G-RES-4_kill_feedback_with_no_living_killer.yaml")
+    doc = scenario.load()
+    game = scenario.start(doc)
+    scenario.play(game, doc["steps"])
+    feedback = [e for e in game.log if e.type == "KillFeedback"]
+    assert [e.data for e in feedback] == [{"target": 2, "out": True}]
+    assert feedback[0].audience == Audience.judge(), feedback[0].audience  # not the wolves' room
+
+
+def test_g_res_4_tell_group_with_no_living_member_tells_the_judge_only() -> None:
+    state, _ = new_game(ruleset="classic", game_id="room", seed="room", start=START,
+                        roles=list(BASE))
+    for seat in state.groups["wolves"]:
+        state.seat(seat).alive = False
+    ctx = Ctx(state, _at(1, 10), get_ruleset("classic"))
+    ctx.tell_group("wolves", "GroupFormed", group="wolves", members=state.groups["wolves"])
+    assert [e.audience for e in ctx.events] == [Audience.judge()]
+    state.seat(2).alive = True
+    ctx.tell_group("wolves", "GroupFormed", group="wolves", members=state.groups["wolves"])
+    assert ctx.events[-1].audience == Audience(seats=(2,), group="wolves")

@@ -57,6 +57,8 @@ def test_anomaly_key_is_unknown_in_classic() -> None:
     ("classic.guard_deadline", "soon"),
     ("check.no_unlost_camp", "nobody"),
     ("public.reveal_roles_on_out", "sometimes"),
+    ("cards.night_yellow_counts_to_red", "no"),
+    ("cards.night_yellow_counts_to_red", 0),
 ])
 def test_bad_values_are_errors(key: str, value: object) -> None:
     with pytest.raises(OptionError, match=re.escape(key)):
@@ -75,6 +77,12 @@ def test_alternatives_are_accepted() -> None:
                    "check.no_unlost_camp": "village", "cards.yellow_to_red": 0})
     assert opts["classic.witch_self_save"] == "first_night_only"
     assert opts["check.no_unlost_camp"] == "village"
+
+
+def test_p_card_1_night_yellow_counts_to_red_is_true_unless_set() -> None:
+    assert create({})["cards.night_yellow_counts_to_red"] is True
+    assert create({"cards.night_yellow_counts_to_red": False})[
+        "cards.night_yellow_counts_to_red"] is False
 
 
 def test_unknown_role_and_ruleset() -> None:

@@ -7,8 +7,8 @@ Checked on every game:
   more (randomplay.LAZY_DAY), the cards for not voting end it within a few days;
 - after every accepted command the state is coherent: the dead stay dead with a cause, roles
   never change, lovers go out together (unless a red card spares the partner by option), the
-  sheriff is alive, two yellow cards (cards.yellow_to_red) are a red one, a lost camp stays
-  lost, and (with the default atomic checks) every camp whose lose condition holds (RULES.md
+  sheriff is alive, two counted yellow cards (cards.yellow_to_red) are a red one, a lost camp
+  stays lost, and (with the default atomic checks) every camp whose lose condition holds (RULES.md
   §2.5, computed here independently) is already judged lost, and the wolves never meet C-WIN-W1
   unannounced; private feedback tells the truth (seer label, kill and poison feedback, 通灵);
 - after the end, commands are refused (`game_over`) and ticks change nothing;
@@ -130,8 +130,10 @@ def check_step(step: Step) -> None:
         assert old.alive or not seat.alive, f"seat {seat.seat} came back"
         assert seat.alive == (seat.out_cause is None), seat
         assert not (seat.red and seat.alive), f"seat {seat.seat} was sent off but plays on"
-        if limit and seat.yellow >= limit:
+        if limit and seat.yellow - seat.uncounted_yellow >= limit:  # night cards may not count
             assert seat.red, f"seat {seat.seat} has {seat.yellow} yellow cards and no red one"
+        if opts["cards.night_yellow_counts_to_red"]:
+            assert seat.uncounted_yellow == 0, seat
         if seat.lover_of is not None:
             partner = after.seat(seat.lover_of)
             assert partner.lover_of == seat.seat

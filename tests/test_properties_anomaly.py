@@ -32,7 +32,8 @@ OPTION_SETS: list[dict[str, Any]] = [
      "anomaly.day1_exile": True, "anomaly.tie_fallback": "random"},
     {"anomaly.stage_change_timing": "immediate", "anomaly.key_shield_scope": "active_skills_only",
      "anomaly.bloodsight_invalid_target": "fizzle_evolve", "anomaly.hunter_yellow": True,
-     "anomaly.seer_snapshot": "after_resolution", "anomaly.purify_growth_reusable": False},
+     "anomaly.seer_snapshot": "after_resolution", "anomaly.purify_growth_reusable": False,
+     "cards.night_yellow_counts_to_red": False},
 ]
 PRIVATE_TO_SUBJECT = {"BecameDerivative", "Cured", "OverloadGranted", "HunterDue", "StageNotice",
                       "RoleDealt"}

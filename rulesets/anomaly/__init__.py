@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from engine.commands import Act
 from engine.core import Ctx
-from engine.events import Audience
 from engine.model import Deadline, Seat, Slot
 from engine.options import COMMON_OPTIONS, OptionError, OptionSpec, duration_minutes
 from engine.ruleset import Ruleset, register
@@ -177,7 +176,7 @@ class Anomaly(Ruleset):
                 st = ctx.state.seat(n)
                 if st.statuses.pop("shot_due", None):
                     st.skills["shredder"] = "lost"
-                    ctx.tell(n, "ShotForfeited")
+                    ctx.tell_duty(n, "ShotForfeited")
                     ctx.missed(n, "hunter", ctx.opt("anomaly.hunter_yellow"))
                     ctx.release_handover(n)
 
@@ -366,7 +365,7 @@ def _hunter_due(ctx: Ctx, st: Seat) -> None:
         ctx.add_deadline("hunter", day + 1, "at",
                          duration_minutes(ctx.opt("anomaly.hunter_deadline_night")),
                          [st.seat], key=str(st.seat), at=ctx.now)
-    ctx.emit("HunterDue", Audience.to(st.seat))
+    ctx.tell_duty(st.seat, "HunterDue")
 
 
 def _act_shoot(ctx: Ctx, st: Seat, cmd: Act) -> None:
@@ -376,7 +375,7 @@ def _act_shoot(ctx: Ctx, st: Seat, cmd: Act) -> None:
     ctx.remove_deadline(f"hunter:{st.seat}")
     st.skills["shredder"] = "used"
     if cmd.skill == "pass":
-        ctx.tell(st.seat, "ShotForfeited")
+        ctx.tell_duty(st.seat, "ShotForfeited")
         ctx.release_handover(st.seat)
         return
     target = cmd.targets[0] if cmd.targets else None
@@ -634,7 +633,8 @@ class _Pipeline:
         if seer_used and ctx.opt("anomaly.seer_snapshot") == "after_resolution":
             sub = self.sub("see")
             seer = self.state.seat(sub.by)
-            ctx.emit("SeerResult", Audience.to(seer.seat), target=sub.targets[0],
+            # An out seer has no duty it serves: the log only (G-RES-4).
+            ctx.tell(seer.seat, "SeerResult", target=sub.targets[0],
                      label=_seer_label(ctx, seer, sub.targets[0]))
         # R9 night end, R10 归零
         self.state.data["K"] = self.n

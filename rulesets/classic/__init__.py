@@ -6,7 +6,6 @@ from typing import Literal
 
 from engine.commands import Act
 from engine.core import Ctx
-from engine.events import Audience
 from engine.model import Deadline, GameState, Seat, Slot
 from engine.options import COMMON_OPTIONS, Duration, OptionError, OptionSpec
 from engine.ruleset import Ruleset, register
@@ -207,9 +206,9 @@ class Classic(Ruleset):
                 went_out = True
             ctx.check("step")
             # C-WITCH-5: the feedback and the kill-post duty stand even for a dead witch.
-            ctx.emit("PoisonFeedback", Audience.to(witch), target=poison_t, out=went_out)
+            ctx.tell_duty(witch, "PoisonFeedback", target=poison_t, out=went_out)
             if went_out or ctx.opt("classic.kill_post_on_no"):
-                ctx.emit("KillPostDue", Audience.to(witch))
+                ctx.tell_duty(witch, "KillPostDue")
 
     # votes and the badge ---------------------------------------------------------
     def first_to_reach_rule(self, ctx: Ctx) -> str:
@@ -379,9 +378,10 @@ def _tell_killers(ctx: Ctx, type_: str, **data: object) -> None:
     slot = night.slots.get("kill")
     seats = [n for n in (slot.seats if slot else []) if ctx.state.seat(n).alive]
     group = night.data.get("kill_group")
-    if group and not set(seats) <= set(ctx.state.groups.get(group, [])):
-        group = None  # killers outside the group (non-default options): private messages
-    ctx.emit(type_, Audience(seats=tuple(seats), group=group), **data)
+    if group and set(seats) <= set(ctx.state.groups.get(group, [])):
+        ctx.tell_group(group, type_, **data)  # its living members are the living killers
+    else:  # killers outside the group (non-default options): private messages
+        ctx.tell(seats, type_, **data)
 
 
 def _ack(ctx: Ctx, st: Seat, cmd: Act, target: int | None, final: bool = False) -> None:

@@ -199,8 +199,9 @@ def judge_text(bot: Bot, game_id: str = "g1") -> str:
 def assert_card_announced(bot: Bot, seat: int, color: str, game_id: str = "g1", *,
                           dm: bool = True, secret: bool = False) -> None:
     """The card reached the player (a DM, and the public post that everyone reads), the judge
-    and the next day's public post. `dm=False`: the player was already out, and the engine
-    tells those only in the log (G-RES-4), so the public post is how they learn it.
+    and the next day's public post. `dm=False`: the player was already out and the card
+    concerns none of his remaining duties, so the engine tells him only in the log (G-RES-4)
+    and the public post is how he learns it.
     `secret`: a card for a missed night or setup duty, which would reveal that the player had
     one: the player and the judge learn of it, the public does not (a red card it causes shows
     only in the next day post, not at the revealing moment)."""

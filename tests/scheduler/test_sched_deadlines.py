@@ -212,7 +212,7 @@ def test_p_dl_1_exiled_sheriff_hands_over_by_close_plus_30_and_last_words(bot: B
     assert out.rejection is not None and out.rejection.code == "no_lastwords_due"
     assert cards(bot) == {8: (1, False)} and bot.state().lastwords_due == []
     assert any(r[:2] == ("LastWords", "public") for r in bot.outbox())
-    assert_card_announced(bot, 8, "yellow", dm=False)
+    assert_card_announced(bot, 8, "yellow")  # out, but the card concerns his handover duty
     assert_ticks_once(bot)
 
 
@@ -226,7 +226,7 @@ def test_p_dl_6_sheriff_out_at_night_hands_over_before_the_next_open(bot: Bot) -
     bot.to(2, 9)
     state = bot.state()
     assert state.sheriff not in (None, 12) and cards(bot) == {12: (1, False)}
-    assert_card_announced(bot, 12, "yellow", dm=False)  # in the very post that opens day 2
+    assert_card_announced(bot, 12, "yellow")  # a DM to the out sheriff; in the D2 opening post
     assert_ticks_once(bot)
 
 
@@ -413,3 +413,23 @@ def test_p_dl_6_black_lovers_widow_knife_close_plus_90_with_yellow_cards(bot: Bo
     bot.to(3, 22, 30)
     assert cards(bot)[1] == (1, False) and cards(bot)[8] == (1, False)
     assert_ticks_once(bot)
+
+
+# cards ----------------------------------------------------------------------------------------
+def test_p_card_1_the_judge_is_told_at_creation_what_a_send_off_after_secret_cards_reveals(
+        bot: Bot) -> None:
+    """Issue 13 (9): the judge's digest of the game's creation says that a secret night yellow
+    counts toward the red card (cards.night_yellow_counts_to_red), so a send-off after fewer
+    public yellows reveals a night or setup duty; no player reads it."""
+    bot.new_game("g1")
+    bot.new_game("g2", options={"cards.night_yellow_counts_to_red": False})
+    bot.new_game("g3", options={"public.announce_night_cards": True})
+    created = judge_text(bot, "g1")
+    assert created.startswith("【g1 v0】开局\n")
+    assert "但计入红牌（2张黄牌即红牌）" in created
+    assert "若某人公开的黄牌不足2张就被红牌罚下，所有人都能推知他有过秘密黄牌" in created
+    assert "cards.night_yellow_counts_to_red: false" in created
+    assert "也不计入红牌" in judge_text(bot, "g2")
+    assert "法官须知" not in judge_text(bot, "g3")  # night cards are public there
+    for game in ("g1", "g2"):
+        assert not [r for r in bot.outbox(game) if r[1] != "judge" and "法官须知" in r[3]]

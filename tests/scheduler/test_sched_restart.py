@@ -1,17 +1,29 @@
 """Restarts in the middle of every kind of night, a week-long game and a fast game, all on the
 fake clock. A restart stops the bot (no goodbye) and starts a new process on the same database
 an hour "later": what passed while it was down fires once, in time order, before any new
-message, and the result equals a run without a restart, row for row."""
+message, and the result equals a run without a restart, row for row, except that a reminder
+whose deadline passed while the bot was down is not sent (issue 13 (12))."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from schedhelp import Bot, assert_ticks_once, linked, quiet_night, start_bot, vote_all
+from schedhelp import (
+    Bot,
+    assert_card_announced,
+    assert_ticks_once,
+    judge_text,
+    linked,
+    quiet_night,
+    rows,
+    start_bot,
+    vote_all,
+)
 from sqlalchemy import select
 
 from bot.store.models import OutboxRow
@@ -51,7 +63,7 @@ RESTARTS = [
     ("B", (1, 7 + 24, 30), (2, 8, 30), "resolution due while down (witch at 08:00)"),
     ("B", (1, 23, 30), (2, 0, 30), "nothing due while down (waiting for the witch)"),
     ("B", (2, 8, 30), (2, 9, 30), "the day's opening due while down"),
-    ("B", (1, 21, 55), (2, 9, 55), "the whole night while down"),
+    ("B", (1, 21, 55), (2, 9, 55), "the whole night while down (no reminder for what passed)"),
 ]
 
 
@@ -77,13 +89,48 @@ def play(bot: Bot, steps: list[Step], end: tuple[int, int, int],
     bot.to(*end)
 
 
+# When a late reminder really went out (Tick.fired_at) is what a restart changes by nature.
+FIRED_AT = re.compile(r" fired_at=\S+")
+
+
+def _unfired(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k != "fired_at"} if body.get("kind") == "tick" \
+        else body
+
+
 def record(bot: Bot) -> dict[str, Any]:
     with bot.service.db.read() as s:
-        outbox = [(r.dedupe_key, r.channel, r.target, r.text)
+        outbox = [(r.dedupe_key, r.channel, r.target, FIRED_AT.sub("", r.text))
                   for r in s.scalars(select(OutboxRow).order_by(OutboxRow.id))]
     return {"state": bot.state().model_dump(),
-            "log": [(r.seq, r.kind, r.type, r.at, r.body, r.msg_id) for r in bot.log()],
+            "log": [(r.seq, r.kind, r.type, r.at, _unfired(r.body), r.msg_id)
+                    for r in bot.log()],
             "outbox": sorted(outbox), "jobs": bot.jobs()}
+
+
+def without_passed_reminders(rec: dict[str, Any], lo: datetime, hi: datetime
+                             ) -> dict[str, Any]:
+    """The record `rec` of a run without a restart, as a restart down over (lo, hi] must leave
+    it: a reminder due then whose own deadline is due by `hi` fires but says nothing, so its
+    events and messages are gone and the later log rows move up."""
+    log = rec["log"]
+    fired = {r[4]["deadline_id"]: r[3] for r in log if r[2] == "tick"}
+    silent = {r[5] for r in log if r[2] == "tick" and lo < r[3] <= hi
+              and r[4]["deadline_id"].startswith("remind:")
+              and fired.get(r[4]["deadline_id"].removeprefix("remind:"), hi) <= hi}
+    gone = {r[0] for r in log if r[1] == "event" and r[5] in silent}
+    heads = {r[0] for r in log if r[1] == "command" and r[5] in silent}
+    kept = [r for r in log if r[0] not in gone]
+    seq = {r[0]: n for n, r in enumerate(kept, 1)} | {0: 0}
+    outbox = []
+    for key, channel, target, text in rec["outbox"]:
+        gid, old, tail = key.split("/", 2)
+        if int(old) in gone:
+            continue
+        if channel == "judge" and int(old) in heads:
+            text = text.split("\n")[0]  # the judge's digest of the tick: its title only
+        outbox.append((f"{gid}/{seq[int(old)]}/{tail}", channel, target, text))
+    return {**rec, "log": [(seq[r[0]], *r[1:]) for r in kept], "outbox": sorted(outbox)}
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +175,9 @@ def test_restart_mid_night_loses_and_duplicates_nothing(
         assert len([o for o in bot.caught_up if o.accepted]) == len(passed), kind
         after = [r for r in bot.log()[seen[0]:] if r.kind == "command"][:len(passed)]
         assert [r.body.get("deadline_id") for r in after] == passed
-        assert record(bot) == clean_runs[script], kind
+        expected = without_passed_reminders(clean_runs[script], lo, hi)
+        assert (expected != clean_runs[script]) == ("no reminder" in kind)
+        assert record(bot) == expected, kind
     finally:
         bot.close()
 
@@ -208,4 +257,27 @@ def test_a_fast_game_two_minute_nights_end_to_end(bot: Bot) -> None:
     assert state.winner == "village" and not any(s.yellow for s in state.seats)
     opens = [r.at for r in bot.events("DayOpened")]
     assert opens[:3] == [first_open + timedelta(minutes=7 * k) for k in range(3)]
+    assert_ticks_once(bot)
+
+
+# reminders after downtime -------------------------------------------------------------------
+@pytest.mark.parametrize(("up", "reminded"), [((1, 10, 0), False), ((1, 8, 45), True)],
+                         ids=["up-after-the-deadline", "up-before-the-deadline"])
+def test_p_dl_6_no_reminder_for_a_deadline_that_passed_while_down(
+        bot: Bot, up: tuple[int, int, int], reminded: bool) -> None:
+    """Cupid's reminder is due at 08:30 for his 09:00 deadline (C-SETUP-3). The bot is down from
+    08:00: back at 10:00, the catch-up sends no reminder for the passed deadline (issue 13 (12)),
+    and the card comes as usual; back at 08:45, the late reminder is still worth sending."""
+    bot.new_game()
+    bot.to(1, 8, 0)
+    bot.restart(bot.at(*up))
+    bot.to(1, 10, 0)
+    reminders = rows(bot, "Reminder")
+    assert bool(reminders) == reminded, reminders
+    assert ("提醒：请在 03-02 09:00 前" in judge_text(bot)) == reminded
+    assert "remind:setup:cupid" in bot.ticks()  # it fired, and chose to say nothing
+    state = bot.state()
+    assert state.seat(7).yellow == 1 and state.phase == "D1"
+    assert rows(bot, "DeadlineMissed")[0][1:3] == ("dm", "seat:7")
+    assert_card_announced(bot, 7, "yellow", secret=True)
     assert_ticks_once(bot)
