@@ -248,3 +248,15 @@ def test_no_chat_sends_a_tick_and_corrections_are_the_judges(service: Service) -
     # The judge enters forum votes for any seat.
     assert service.submit("g1", Vote(seat=4, target=5), now=at(1, 10, 7), msg_id="v3",
                           sender="wx-judge").accepted
+
+
+def test_the_same_tick_from_two_schedulers_is_a_duplicate(service: Service) -> None:
+    """Tick ids are derived from the deadline and the state version; a second scheduler that
+    catches up later says another `fired_at`, and that is still the same tick."""
+    classic_game(service)
+    dl = service.state("g1").next_deadline()
+    assert dl is not None
+    first = service.submit("g1", Tick(deadline_id=dl.id), now=dl.due, msg_id="tick-x")
+    again = service.submit("g1", Tick(deadline_id=dl.id, fired_at=dl.due.replace(hour=23)),
+                           now=dl.due, msg_id="tick-x")
+    assert again.duplicate and again.version == first.version
