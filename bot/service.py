@@ -44,7 +44,7 @@ from bot.store.models import (
     Room,
     Snapshot,
 )
-from bot.store.signing import new_key_pair
+from bot.store.signing import new_key_pair, public_key
 from engine import handle, new_game
 from engine.commands import Command, Tick
 from engine.events import Event, Rejection
@@ -212,7 +212,8 @@ class Service:
                     rooms: Mapping[str, str] | None = None, judge_contact: str | None = None,
                     host: str | None = None, first_open: datetime | None = None,
                     day_minutes: int | None = None, night_minutes: int | None = None,
-                    time_zone: str = DEFAULT_TIME_ZONE) -> Outcome:
+                    time_zone: str = DEFAULT_TIME_ZONE,
+                    signing_key: str | None = None) -> Outcome:
         """Deal and start a game. `bindings`: seat -> (WeChat contact id, forum account);
         `rooms`: "public" or a group name -> room id. `first_open`, `day_minutes`,
         `night_minutes`: a fast game (engine.model.Schedule). `time_zone`: the IANA zone of the
@@ -229,7 +230,10 @@ class Service:
         drawn = seed is None
         if seed is None:
             seed = new_seed()
-        signing_key, signing_pubkey = new_key_pair()
+        if signing_key is None:  # like the seed: a given key is for tests and replays only
+            signing_key, signing_pubkey = new_key_pair()
+        else:
+            signing_pubkey = public_key(signing_key)
         params: dict[str, Any] = {
             "ruleset": ruleset, "game_id": game_id, "seed": seed, "start": start,
             "roles": list(roles) if roles is not None else None, "players": players,

@@ -9,6 +9,7 @@ triggers and run times are what is checked); `run_until` plays what its own loop
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -106,6 +107,8 @@ class Bot:
             "bindings": {n: (f"wx-{game_id}-{n}", f"马甲{n}") for n in range(1, 13)},
             "rooms": {"public": f"room-{game_id}", "wolves": f"wolfroom-{game_id}"},
             "judge_contact": "wx-judge", "time_zone": self.tz_name,
+            # A fixed key, like the fixed seed: runs compared row for row must sign alike.
+            "signing_key": hashlib.sha256(game_id.encode()).hexdigest(),
             "now": wall_clock(self.clock.now(), self.tz)}
         args.update(kw)
         return self.service.create_game(**args)
