@@ -48,6 +48,11 @@ FAST = {"deadlines.night_action": "1min", "classic.guard_deadline": "1min",
 CONSOLE_JUDGE = "console-judge"
 
 
+def seat_contact(game_id: str, seat: int) -> str:
+    """The contact a console game binds to a seat."""
+    return f"console-{game_id}-{seat}"
+
+
 class ConsoleSender:
     """Prints each outgoing message. `instant`: the outbox marks a row sent in the same
     transaction as its print (bot/outbox.py), so no memory of printed keys is needed: a row
@@ -132,7 +137,7 @@ class Console:
         self.service.create_game(
             game_id=game_id, ruleset="classic",
             start=start, players=12, now=now, time_zone=tz, judge_contact=CONSOLE_JUDGE,
-            bindings={n: (f"console-{game_id}-{n}", None) for n in range(1, 13)},
+            bindings={n: (seat_contact(game_id, n), None) for n in range(1, 13)},
             rooms={"public": f"console-{game_id}", "wolves": f"console-{game_id}-wolves",
                    "lovers": f"console-{game_id}-lovers"}, **kw)
         return f"game {game_id} created ({tz})"
@@ -152,16 +157,14 @@ class Console:
                     return f"? JSON command too long (at most {MAX_JSON} bytes)"
                 cmd, sender = COMMAND.validate_json(rest, strict=True), None
             else:
-                cmd = parse(rest.split())
-                sender = self.sender_of(game_id, rest.split()[0])
+                step = rest.split()
+                cmd, sender = parse(step), self.sender_of(game_id, step[0])
             # A fresh id per line: ids must never repeat across runs or processes.
             msg_id = f"console:{uuid.uuid4().hex}"
             out = self.sched.receive(game_id, cmd, msg_id=msg_id, sender=sender)
             self.deliver()  # a rejection's reply (no commit to trigger the hook)
         except IndexError:
             return "? not understood (see `wolfjudge run --help`)"
-        except RecursionError:
-            return "? JSON command nested too deeply"
         except (ValueError, ValidationError, GameExists, UnknownGame) as exc:
             return f"? {type(exc).__name__}: {str(exc)[:300]}"
         if out.duplicate:
@@ -172,7 +175,7 @@ class Console:
         """The contact a console line speaks as: the seat's own, or the game's judge."""
         if head == "judge":
             return CONSOLE_JUDGE
-        return f"console-{game_id}-{seat_no(head)}"
+        return seat_contact(game_id, seat_no(head))
 
     async def serve(self, inp: TextIO) -> None:
         """Catch up, then handle lines until end of input."""

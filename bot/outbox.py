@@ -120,9 +120,15 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
             continue
         with db.write() as s:
             s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
-                sent_at=now, attempts=row.attempts + 1, address=address, last_error=None))
+                **_sent(row, address, now)))
         report.sent += 1
     return report
+
+
+def _sent(row: OutboxRow, address: str, now: datetime) -> dict[str, object]:
+    """The columns of a row marked sent."""
+    return {"sent_at": now, "attempts": row.attempts + 1, "address": address,
+            "last_error": None}
 
 
 def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: OutboxRow,
@@ -133,7 +139,7 @@ def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: Outb
     with db.write() as s:
         taken = s.execute(update(OutboxRow).where(
             OutboxRow.id == row.id, OutboxRow.sent_at.is_(None)).values(
-            sent_at=now, attempts=row.attempts + 1, address=msg.address, last_error=None))
+            **_sent(row, msg.address, now)))
         if taken.rowcount != 1:
             return False
         sender.send(msg)  # raises: the transaction rolls back, the row stays unsent

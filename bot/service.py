@@ -300,12 +300,9 @@ class Service:
         text = (f"【{game_id}】机器人无法处理本局（{topic}）：{detail[:500]}。"
                 "其他对局照常进行；请联系运维。")
         key = f"{game_id}/alert/{hashlib.sha256(f'{topic}|{detail}'.encode()).hexdigest()[:24]}"
-        created = utcnow()
         with self.db.write() as s:
             if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is None:
-                s.add(OutboxRow(dedupe_key=key, game_id=game_id, seq=None, channel="judge",
-                                target="judge", text=text, created_at=created, attempts=0,
-                                next_attempt_at=created))
+                s.add(_direct_message(key, game_id, "judge", text))
 
     def set_room(self, game_id: str, name: str, room_id: str) -> None:
         with self.db.write() as s:
@@ -315,10 +312,12 @@ class Service:
             else:
                 row.room_id = room_id
 
-    def seat_of(self, game_id: str, contact_id: str) -> int | None:
-        with self.db.read() as s:
-            return s.scalar(select(Player.seat).where(Player.game_id == game_id,
-                                                      Player.contact_id == contact_id))
+    def seat_of(self, game_id: str, contact_id: str, s: Session | None = None) -> int | None:
+        if s is None:
+            with self.db.read() as s2:
+                return self.seat_of(game_id, contact_id, s2)
+        return s.scalar(select(Player.seat).where(Player.game_id == game_id,
+                                                  Player.contact_id == contact_id))
 
     # reading -----------------------------------------------------------------------------------
     def state(self, game_id: str) -> GameState:
@@ -450,8 +449,7 @@ class Service:
             return judge
         if cmd.kind == "vote" and judge:
             return True  # a forum vote, entered by the judge as read from the thread
-        seat = s.scalar(select(Player.seat).where(Player.game_id == game_id,
-                                                  Player.contact_id == sender))
+        seat = self.seat_of(game_id, sender, s)
         if seat is None or seat != getattr(cmd, "seat", None):
             return False
         return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES
@@ -570,11 +568,8 @@ class Service:
         else:
             target = "judge"
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
-        created = utcnow()
-        s.add(OutboxRow(dedupe_key=key, game_id=old.game_id, seq=None,
-                        channel="judge" if target == "judge" else "dm", target=target,
-                        address=sender, text=render_rejection(rejection, old.ruleset),
-                        created_at=created, attempts=0, next_attempt_at=created))
+        s.add(_direct_message(key, old.game_id, target, render_rejection(rejection, old.ruleset),
+                              address=sender))
 
     def _sync_deadlines(self, s: Session, gid: str, old: GameState | None,
                         new: GameState) -> None:
@@ -696,6 +691,16 @@ class Service:
                 self._sync_cards(s, game_id, snapshot, state)
             self._committed(game_id)
         return report
+
+
+def _direct_message(key: str, game_id: str, target: str, text: str,
+                    address: str | None = None) -> OutboxRow:
+    """An outbox row that renders no log row: a reply to a message, or a note to the judge."""
+    created = utcnow()
+    return OutboxRow(dedupe_key=key, game_id=game_id, seq=None,
+                     channel="judge" if target == "judge" else "dm", target=target,
+                     address=address, text=text, created_at=created, attempts=0,
+                     next_attempt_at=created)
 
 
 # wording -------------------------------------------------------------------------------------

@@ -106,6 +106,11 @@ class Ctx:
         kill post): told to the seat whether it is in or out."""
         self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
 
+    def tell_about(self, concern: str, seats: list[int] | tuple[int, ...] | int, type_: str,
+                   /, **data: Any) -> None:
+        """`tell`, or `tell_duty` when the duty it concerns outlives going out (OUT_DUTIES)."""
+        (self.tell_duty if concern in OUT_DUTIES else self.tell)(seats, type_, **data)
+
     def tell_group(self, name: str, type_: str, **data: Any) -> None:
         """A post in group `name` for its living members; with none alive, the log only: a
         post in a room of the dead is feedback to dead members (G-RES-4)."""
@@ -267,8 +272,7 @@ class Ctx:
     def yellow(self, n: int, reason: str) -> None:
         st = self.state.seat(n)
         st.yellow += 1
-        told = self.tell_duty if reason in OUT_DUTIES else self.tell
-        told(n, "YellowCard", seat=n, reason=reason, count=st.yellow)
+        self.tell_about(reason, n, "YellowCard", seat=n, reason=reason, count=st.yellow)
         # A card for a missed night or setup duty would tell everyone that the seat had one
         # (a wolf, a god, Cupid …): only the player and the judge learn of it.
         night_duty = reason not in PUBLIC_CARD_REASONS
@@ -298,7 +302,7 @@ class Ctx:
     def missed(self, n: int, duty: str, card: bool) -> None:
         """A required actor missed a deadline: a yellow card unless contact or notice waives it."""
         st = self.state.seat(n)
-        (self.tell_duty if duty in OUT_DUTIES else self.tell)(n, "DeadlineMissed", duty=duty)
+        self.tell_about(duty, n, "DeadlineMissed", duty=duty)
         if not card or not self.rs.procedures_apply(self):
             return
         if st.contact or st.notice:
@@ -645,9 +649,8 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
         return
     owing = _owing(ctx, parent)
     due = parent.due.strftime("%m-%d %H:%M")
-    told = ctx.tell_duty if parent.kind in OUT_DUTIES else ctx.tell
     for n in owing:
-        told(n, "Reminder", duty=parent.kind, due=due)
+        ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due)
     if owing:
         ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
 
@@ -898,7 +901,6 @@ def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) ->
         if mode == "change":
             ctx.reject("change_used")
     posts = state.votes.setdefault(n, [])
-    close = state.schedule.close_at(state.day)
     if mode != "void" and target is not None:
         ctx.living_target(target)
         if target == n and not ctx.opt("votes.self_vote"):
@@ -917,10 +919,9 @@ def _vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) ->
     elif mode == "change":
         if not posts:
             ctx.reject("no_vote_to_change")
-        if any(p.change for p in posts):
-            ctx.reject("change_used")
-        if ctx.now > close - timedelta(minutes=ctx.opt("deadlines.change_freeze")):
-            ctx.reject("change_last_hour")
+        refusal = _change_refusal(ctx, posts)
+        if refusal is not None:
+            ctx.reject(refusal)
         posts.append(VotePost(at=ctx.now, target=target, change=True, by_judge=by_judge))
     elif mode == "correct":
         if not posts:
@@ -973,13 +974,21 @@ def _judge_correction(ctx: Ctx, cmd: JudgeCorrection) -> None:
         _vote(ctx, cmd.seat, "correct", req.target, by_judge=False)
         ctx.tell(cmd.seat, "CorrectionConfirmed", voter=cmd.seat, target=req.target)
         return
-    posts = state.votes.get(cmd.seat, [])
-    freeze = state.schedule.close_at(state.day) - timedelta(
-        minutes=ctx.opt("deadlines.change_freeze"))
-    can_change = (not any(p.change for p in posts) and ctx.now <= freeze
-                  and not state.data.get("revote"))
+    can_change = _change_refusal(ctx, state.votes.get(cmd.seat, [])) is None
     ctx.tell(cmd.seat, "CorrectionRejected", voter=cmd.seat, target=req.target,
              can_change=can_change)
+
+
+def _change_refusal(ctx: Ctx, posts: list[VotePost]) -> str | None:
+    """Why the voter of `posts` may not use the one change now, or None (P-VOTE: one change,
+    none in the last hour, none in a PK revote)."""
+    state = ctx.state
+    if state.data.get("revote") or any(p.change for p in posts):
+        return "change_used"
+    close = state.schedule.close_at(state.day)
+    if ctx.now > close - timedelta(minutes=ctx.opt("deadlines.change_freeze")):
+        return "change_last_hour"
+    return None
 
 
 def _proxy(ctx: Ctx, cmd: JudgeProxy) -> None:
