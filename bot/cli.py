@@ -14,9 +14,14 @@ EXAMPLES = Path(__file__).parent / "examples"
 RUN_HELP = """Runs the bot until end of input: every active game's deadlines on the real clock
 (those passed while it was down fire first), messages from standard input, one per line:
   new GAME [fast] [tz=ZONE]   deal a 12-seat classic game (fast: 5-minute days, 3-minute nights)
-  GAME SEAT VERB [ARGS]       e.g. g1 4 see 1, g1 3 vote 5, g1 1 kill none, g1 1 lock
-  GAME judge VERB ARGS        e.g. g1 judge proxy 3 5, g1 judge notice 4
-  GAME {JSON}                 any engine command as JSON
+  GAME SEAT VERB [ARGS]       as that seat's contact (console-GAME-SEAT): kill T|none, lock,
+                              see T, guard T, save T, poison T, link A B, pass, vote T,
+                              abstain, change T|abstain, request_correct T|abstain,
+                              handover T, lastwords TEXT, surrender, or another skill of
+                              the ruleset (infect T, firewall T …), e.g. g1 4 see 1
+  GAME judge VERB ARGS        as the game's judge: proxy S T|abstain, yellow S, red S,
+                              notice S, contact S, confirm_correction S, reject_correction S
+  GAME {JSON}                 any engine command as JSON (the operator's tool: no sender check)
 and prints what the bot sends (→ [GAME recipient] text)."""
 
 

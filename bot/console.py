@@ -35,6 +35,7 @@ from engine.commands import (
     JudgeProxy,
     JudgeWaiver,
     LastWords,
+    Surrender,
     Vote,
 )
 from engine.commands import Command as Cmd
@@ -108,6 +109,8 @@ def parse(words: list[str]) -> Cmd:
         return Handover(seat=n, target=seat_no(args[0]))
     if verb == "lastwords":
         return LastWords(seat=n, text=" ".join(args))
+    if verb == "surrender":
+        return Surrender(seat=n)
     return Act(seat=n, skill=verb, targets=tuple(seat(a) for a in args))
 
 

@@ -260,3 +260,11 @@ def test_the_same_tick_from_two_schedulers_is_a_duplicate(service: Service) -> N
     again = service.submit("g1", Tick(deadline_id=dl.id, fired_at=dl.due.replace(hour=23)),
                            now=dl.due, msg_id="tick-x")
     assert again.duplicate and again.version == first.version
+
+
+def test_console_words_name_their_commands() -> None:
+    from engine.commands import JudgeCorrection, Surrender
+
+    assert parse(["3", "surrender"]) == Surrender(seat=3)
+    assert parse(["judge", "confirm_correction", "5"]) == JudgeCorrection(seat=5, accept=True)
+    assert parse(["4", "request_correct", "abstain"]) == Vote(seat=4, mode="request_correct")
