@@ -148,6 +148,28 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _console(args: argparse.Namespace) -> int:
+    from bot.chat.console import run
+    from bot.service import env_judges
+    from bot.store import migrate
+
+    migrate(args.db)  # a fresh database is made; an old one is brought to the schema
+    service = _service(args)
+    judges = sorted(set(args.judge) | env_judges())
+    try:
+        run(service, sys.stdin, sys.stdout, judges=judges, clock=args.clock,
+            time_zone=args.tz)
+    finally:
+        service.close()
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from bot.chat.demo import run_demo
+
+    return run_demo(ruleset=args.ruleset, seed=args.seed, out=sys.stdout)
+
+
 def _add_store_commands(sub: argparse._SubParsersAction) -> None:
     def db_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--db", metavar="URL", default=None,
@@ -159,6 +181,21 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                        description=RUN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     db_option(p)
     p.set_defaults(func=_run)
+    p = sub.add_parser("console", help="the bot with the terminal as transport (CHAT.md): "
+                                       "lines NAME: TEXT, NAME@ROOM: TEXT, /clock, /advance")
+    db_option(p)
+    p.add_argument("--judge", action="append", default=[], metavar="NAME",
+                   help="a judge's contact (repeatable; also $WOLFJUDGE_JUDGES)")
+    p.add_argument("--clock", metavar="YYYY-MM-DD HH:MM", default=None,
+                   help="a virtual clock starting here, moved by /clock and /advance")
+    p.add_argument("--tz", metavar="ZONE", default="Asia/Shanghai",
+                   help="the time zone of the clock and of new games (default Asia/Shanghai)")
+    p.set_defaults(func=_console)
+    p = sub.add_parser("demo", help="a whole scripted game through the chat layer, printed as "
+                                    "the console transcript (temporary SQLite, no set-up)")
+    p.add_argument("--ruleset", choices=("classic", "anomaly"), default="classic")
+    p.add_argument("--seed", type=int, default=1, help="the scripted players' choices")
+    p.set_defaults(func=_demo)
     p = sub.add_parser("migrate", help="create or upgrade the database schema to the latest")
     db_option(p)
     p.set_defaults(func=_migrate)
@@ -196,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(func=_scenario_run)
     _add_store_commands(sub)
     args = parser.parse_args(argv)
-    if args.command in ("migrate", "rebuild", "export", "run"):
+    if args.command in ("migrate", "rebuild", "export", "run", "console"):
         from bot.store import SchemaError
 
         try:

@@ -43,6 +43,7 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["has_seat"] = data.get("seat") is not None
     f["proxy_text"] = w["proxy"] if data.get("by_judge") else ""
     f["role_name"] = role_names.get(data.get("role"), data.get("role"))
+    f["role_help"] = names.get("role_help", {}).get(data.get("role"), "")
     f["camp_name"] = camp_names.get(data.get("camp"), data.get("camp"))
     f["winner_name"] = camp_names.get(data.get("winner"), data.get("winner"))
     f["stage_name"] = names.get("stage_names", {}).get(data.get("stage"), data.get("stage"))

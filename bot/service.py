@@ -42,6 +42,7 @@ from bot.store.models import (
     OutboxRow,
     Player,
     Room,
+    RoomMember,
     Snapshot,
 )
 from bot.store.signing import new_key_pair, public_key
@@ -66,6 +67,15 @@ MAX_ID = 128  # inbox.msg_id, inbox.sender, players.contact_id
 # Vote modes a player may send for their own seat; the others ("correct": the judge's own
 # correction entry, "void": a malformed forum post) are entered by a judge.
 PLAYER_VOTE_MODES = frozenset({"vote", "change", "request_correct"})
+
+
+# Public events told to every seat by DM where the game has no public room, and those told
+# to every seat by DM always (CHAT.md: at the end every player is told).
+BROADCAST = frozenset({
+    "GameCreated", "DayOpened", "NightStarted", "VoteResult", "Exiled", "RevoteOpened",
+    "NoSheriff", "SheriffChanged", "RedCard", "YellowCardPublic", "CampSurrendered",
+    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed"})
+EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 
 
 class UnknownGame(LookupError):
@@ -524,9 +534,11 @@ class Service:
                 cmd: Command | None, version: int) -> None:
         ruleset = state.ruleset
         rooms: dict[str, str] = {}
-        if any(ev.audience.group for ev in events):
+        room_seats: dict[str, set[int]] = {}
+        if any(ev.audience.group or ev.audience.public for ev in events):
             rooms = {r.name: r.room_id for r in s.scalars(select(Room).where(
                 Room.game_id == gid))}
+            room_seats = _room_seats(s, gid)
         created = utcnow()
         rows: list[dict[str, Any]] = []
 
@@ -544,8 +556,17 @@ class Service:
             text = render_event(ev, ruleset)
             digest.append(text or f"〔{ev.type}〕{_brief(ev.data)}")
             if aud.public:
-                add(seq, "public", "public", text)
-            elif aud.group is not None and aud.group in rooms:
+                if "public" in rooms:
+                    add(seq, "public", "public", text)
+                # No public room (a forum game): the announcements go to every seat by DM,
+                # in or out; the rest is the forum's (the judge has it in the digest).
+                if ev.type in EVERY_SEAT or ("public" not in rooms and ev.type in BROADCAST):
+                    for st in state.seats:
+                        add(seq, "dm", f"seat:{st.seat}", text)
+            elif aud.group is not None and aud.group in rooms and room_seats.get(
+                    aud.group, set()) <= set(aud.seats):
+                # A room only gets what every seat in it may read (a member out at night
+                # stays in the room until the day post: then its members get DMs instead).
                 add(seq, "group", f"group:{aud.group}", text)
             else:  # private, or a group that has no room (yet): one DM per member
                 for n in aud.seats:
@@ -691,6 +712,16 @@ class Service:
                 self._sync_cards(s, game_id, snapshot, state)
             self._committed(game_id)
         return report
+
+
+def _room_seats(s: Session, gid: str) -> dict[str, set[int]]:
+    """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py)."""
+    out: dict[str, set[int]] = {}
+    for room, seat in s.execute(select(RoomMember.room, Player.seat).join(
+            Player, (Player.game_id == RoomMember.game_id)
+            & (Player.contact_id == RoomMember.contact_id)).where(RoomMember.game_id == gid)):
+        out.setdefault(room, set()).add(seat)
+    return out
 
 
 def _direct_message(key: str, game_id: str, target: str, text: str,

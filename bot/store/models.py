@@ -183,3 +183,68 @@ class OutboxRow(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     last_error: Mapped[str | None] = mapped_column(Text)
+
+
+# The chat layer (bot/chat): games before they start, message ids, seat tokens, room members.
+
+
+class Lobby(Base):
+    """A game from `新游戏` on: its settings while players join, and after `开始` the chat
+    layer's own settings of the game (`code` is then also `games.id`)."""
+
+    __tablename__ = "lobbies"
+
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    options: Mapped[Any] = mapped_column(JSON)  # the engine's options (RULES.md §5)
+    chat_options: Mapped[Any] = mapped_column(JSON)  # the bot's own (votes.channel, groups.*)
+    judge: Mapped[str] = mapped_column(String(128))
+    time_zone: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))  # open | started | cancelled
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    end_requested_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class LobbyPlayer(Base):
+    __tablename__ = "lobby_players"
+    __table_args__ = (UniqueConstraint("code", "forum_name"),)
+
+    code: Mapped[str] = mapped_column(String(16), ForeignKey("lobbies.code", ondelete="CASCADE"),
+                                      primary_key=True)
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    forum_name: Mapped[str] = mapped_column(String(128))
+    joined: Mapped[int] = mapped_column(Integer)  # order of joining
+
+
+class ChatMessage(Base):
+    """Every transport message id handled: one seen before is not handled again."""
+
+    __tablename__ = "chat_messages"
+
+    msg_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    sender: Mapped[str] = mapped_column(String(128))
+    received_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class SeatToken(Base):
+    """A one-time substitution token (`替补 S`): only its SHA-256 is kept."""
+
+    __tablename__ = "seat_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    used_by: Mapped[str | None] = mapped_column(String(128))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class RoomMember(Base):
+    """Who the bot put in (or found in) a game's room, as it last synced it."""
+
+    __tablename__ = "room_members"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    room: Mapped[str] = mapped_column(String(32), primary_key=True)  # the group name
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)

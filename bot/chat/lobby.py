@@ -1,0 +1,132 @@
+"""Games before they start: `新游戏`, `报名`, `退出`, `踢出`, `开始` (CHAT.md).
+
+A lobby is checked completely when it is made: the ruleset, the player count and every option
+go through `engine.new_game` once with a throwaway seed (the engine is pure), so a bad key is
+refused at `新游戏`, never at night 3. The real seed is drawn at `开始`; the seats are drawn from
+it too (`seat_order`), so the deal and the seating can both be checked once the seed is
+revealed at the end.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from engine import new_game, rng
+from engine.options import OptionError
+from engine.ruleset import get_ruleset
+
+# The bot's own options (CHAT.md), kept apart from the engine's (RULES.md §5).
+CHAT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "votes.channel": ("forum", "dm"),
+    "groups.mode": ("auto", "judge", "relay"),
+    "groups.judges_in_rooms": ("true", "false"),
+    "deal.seats": ("seed", "join"),
+}
+CHAT_DEFAULTS = {"votes.channel": "forum", "groups.mode": "auto",
+                 "groups.judges_in_rooms": "true", "deal.seats": "seed"}
+RULESETS = {"classic": "classic", "anomaly": "anomaly"}
+DEFAULT_PLAYERS = {"classic": 12, "anomaly": 12}
+CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and retyped
+OPEN, CLOSE = time(9, 0), time(21, 0)
+
+
+class LobbyError(ValueError):
+    """A refusal: `key` names the text in texts.yaml, `fields` fill it in."""
+
+    def __init__(self, key: str, **fields: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.fields = fields
+
+
+def new_code() -> str:
+    """A game code: 6 characters of A–Z and 2–9 (CHAT.md allows 4–8 of A–Z and 0–9)."""
+    return "".join(secrets.choice(CODE_CHARS) for _ in range(6))
+
+
+def _value(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if raw.isdigit() and raw.isascii():
+        return int(raw)
+    if "," in raw:
+        return [_value(x) for x in raw.split(",") if x]
+    return raw
+
+
+def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """`key=value` words into (engine options, chat options)."""
+    engine: dict[str, Any] = {}
+    chat: dict[str, str] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not raw.strip():
+            raise LobbyError("bad_option", key=item[:40], detail="请写成 选项=值")
+        if key in CHAT_OPTIONS:
+            if raw.lower() not in CHAT_OPTIONS[key]:
+                raise LobbyError("bad_option", key=key,
+                                 detail=f"可选值：{'、'.join(CHAT_OPTIONS[key])}")
+            chat[key] = raw.lower()
+        else:
+            engine[key] = _value(raw.strip())
+    return engine, {**CHAT_DEFAULTS, **chat}
+
+
+def check_game(ruleset: str, players: int, options: Mapping[str, Any]) -> None:
+    """Everything `开始` will need, checked now (a LobbyError naming the bad key)."""
+    rs = get_ruleset(ruleset)
+    for key in options:
+        if key not in rs.option_spec:
+            raise LobbyError("bad_option", key=key, detail="没有这个选项")
+    for key, value in options.items():  # one at a time, so the error names the key
+        try:
+            _trial(ruleset, players, {key: value})
+        except (OptionError, ValueError) as exc:
+            if isinstance(exc, OptionError) and "played by" in str(exc):
+                break  # the count, not the option: reported below
+            raise LobbyError("bad_option", key=key, detail=str(exc)[:200]) from None
+    try:
+        _trial(ruleset, players, dict(options))
+    except OptionError as exc:
+        if "played by" in str(exc):
+            raise LobbyError("bad_count", ruleset=ruleset, count=players,
+                             counts=counts_text(ruleset)) from None
+        raise LobbyError("bad_option", key="、".join(options) or "-", detail=str(exc)[:200]
+                         ) from None
+    except ValueError as exc:
+        raise LobbyError("bad_option", key="、".join(options) or "-", detail=str(exc)[:200]
+                         ) from None
+
+
+def counts_text(ruleset: str) -> str:
+    ok = []
+    for n in range(4, 31):
+        try:
+            get_ruleset(ruleset).preset(n, {})
+        except (OptionError, ValueError, KeyError):
+            continue
+        ok.append(str(n))
+    return "、".join(ok)
+
+
+def _trial(ruleset: str, players: int, options: dict[str, Any]) -> None:
+    new_game(ruleset=ruleset, game_id="CHECK", seed="0" * 64, start=date(2026, 1, 1),
+             players=players, options=options)
+
+
+def seat_order(seed: str, contacts: list[str], how: str) -> list[str]:
+    """Who sits where: seat n+1 is the n-th contact. `seed`: a permutation of the join order
+    drawn from the game's committed seed (its own stream, `SEED|seats`); `join`: join order."""
+    if how == "join":
+        return list(contacts)
+    return rng.shuffled(f"{seed}|seats", 0, contacts)
+
+
+def first_day(now: datetime) -> date:
+    """Day 1 opens at the next opening time: today's if it has not passed, else tomorrow's."""
+    return now.date() if now.time() < OPEN else now.date() + timedelta(days=1)

@@ -1,0 +1,201 @@
+"""The game's rooms (CHAT.md "Rooms"): made with exact members once the camps are formed, or
+made by a judge and bound, or replaced by relaying DMs; kept in step with who is entitled.
+
+Who is entitled to a group's room: the living members of the engine's group (RULES.md §2.1,
+C-SETUP-7) and, with `groups.judges_in_rooms`, the game's judge. A member who goes out is
+taken out of the room (and the room told) only with a commit that tells the table something in
+public, so that the room does not learn of a night's death before the day post does. Until
+then the outbox posts in the room only what every member may read, and DMs the rest
+(`Service._outbox`), so a room never carries what one of its members may not know.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+
+from bot.chat.texts import room_name, seats_text, t
+from bot.service import Service
+from bot.store.models import Lobby, Player, Room, RoomMember
+from bot.transport import Transport, TransportError
+from engine.events import Event
+from engine.model import GameState
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RoomPlan:
+    group: str
+    seats: list[int]  # the seats entitled now
+    contacts: list[str]  # their contacts, then the judge's
+
+
+def entitled(state: GameState, group: str, keep: Sequence[int] = ()) -> list[int]:
+    """The seats that belong in `group`'s room: its living members, and `keep` (members out
+    whose going out is not public yet)."""
+    seats = state.groups.get(group, [])
+    return [n for n in seats if state.seat(n).alive or n in keep]
+
+
+def _formed(state: GameState, group: str, events: Sequence[Event]) -> bool:
+    """The camps are formed once the group is announced (after Cupid's link) or set-up is over."""
+    return state.phase != "SETUP" or any(
+        e.type == "GroupFormed" and e.data.get("group") == group for e in events)
+
+
+class Rooms:
+    def __init__(self, service: Service, transport: Transport,
+                 dm: Callable[[str, str], None]) -> None:
+        self.service = service
+        self.transport = transport
+        self.dm = dm  # the chat layer's direct message (to a judge)
+
+    def _contacts(self, gid: str) -> dict[int, str]:
+        with self.service.db.read() as s:
+            return {seat: c for seat, c in s.execute(
+                select(Player.seat, Player.contact_id).where(Player.game_id == gid)) if c}
+
+    def members(self, gid: str, group: str) -> list[str]:
+        with self.service.db.read() as s:
+            return list(s.scalars(select(RoomMember.contact_id).where(
+                RoomMember.game_id == gid, RoomMember.room == group)))
+
+    def room_id(self, gid: str, group: str) -> str | None:
+        with self.service.db.read() as s:
+            row = s.get(Room, (gid, group))
+            return row.room_id if row else None
+
+    def plan(self, gid: str, state: GameState, group: str, lobby: Lobby,
+             keep: Sequence[int] = ()) -> RoomPlan:
+        contacts = self._contacts(gid)
+        seats = entitled(state, group, keep)
+        people = [contacts[n] for n in seats if n in contacts]
+        if lobby.chat_options.get("groups.judges_in_rooms", "true") == "true":
+            people.append(lobby.judge)
+        return RoomPlan(group, seats, list(dict.fromkeys(people)))
+
+    def sync(self, gid: str, state: GameState, events: Sequence[Event], lobby: Lobby) -> None:
+        """After a commit: make the rooms that are due, bring members in line."""
+        if state.winner or getattr(state, "ended", False):
+            return
+        mode = lobby.chat_options.get("groups.mode", "auto")
+        public = any(e.audience.public for e in events)
+        for group in list(state.groups):
+            if mode == "relay" or not state.groups.get(group):
+                continue
+            room = self.room_id(gid, group)
+            if room is None:
+                if _formed(state, group, events):
+                    self._make(gid, state, group, lobby, mode)
+                continue
+            self._align(gid, state, group, lobby, room, public)
+
+    def _make(self, gid: str, state: GameState, group: str, lobby: Lobby, mode: str) -> None:
+        plan = self.plan(gid, state, group, lobby)
+        if not plan.seats:
+            return
+        name = f"{gid}{room_name(group)}"
+        if mode == "auto" and self.transport.can_create_rooms:
+            try:
+                room = self.transport.create_room(name, plan.contacts)
+            except TransportError as exc:
+                log.warning("%s: could not make room %s: %s", gid, name, exc)
+            else:
+                self._bind(gid, group, room, plan.contacts)
+                self._post(room, t("room_members", code=gid, room=room_name(group),
+                                   members=seats_text(plan.seats)))
+                return
+        asked = list(lobby.chat_options.get("rooms_asked", []))
+        if group in asked:
+            return  # the judge was told once
+        with self.service.db.write() as s:
+            row = s.get(Lobby, lobby.code)
+            assert row is not None
+            row.chat_options = {**row.chat_options, "rooms_asked": [*asked, group]}
+        judges = t("room_judges") if lobby.chat_options.get(
+            "groups.judges_in_rooms", "true") == "true" else ""
+        self.dm(lobby.judge, t("room_make_by_hand", code=gid, name=name,
+                               members=seats_text(plan.seats), judges=judges,
+                               room=room_name(group)))
+
+    def _bind(self, gid: str, group: str, room: str, contacts: list[str]) -> None:
+        self.service.set_room(gid, group, room)
+        with self.service.db.write() as s:
+            s.execute(delete(RoomMember).where(RoomMember.game_id == gid,
+                                               RoomMember.room == group))
+            for c in contacts:
+                s.add(RoomMember(game_id=gid, room=group, contact_id=c))
+
+    def _align(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str,
+               public: bool) -> None:
+        current = self.members(gid, group)
+        contacts = self._contacts(gid)
+        seat_of = {c: n for n, c in contacts.items()}
+        # Not yet public: members out stay until a public post tells the table.
+        keep = [] if public else [seat_of[c] for c in current if c in seat_of]
+        plan = self.plan(gid, state, group, lobby, keep)
+        gone = [c for c in current if c not in plan.contacts]
+        new = [c for c in plan.contacts if c not in current]
+        if not gone and not new:
+            return
+        for c in gone:
+            self._try(lambda c=c: self.transport.remove_member(room, c))
+        for c in new:
+            self._try(lambda c=c: self.transport.add_member(room, c))
+        with self.service.db.write() as s:
+            for c in gone:
+                s.execute(delete(RoomMember).where(RoomMember.game_id == gid,
+                                                   RoomMember.room == group,
+                                                   RoomMember.contact_id == c))
+            for c in new:
+                s.add(RoomMember(game_id=gid, room=group, contact_id=c))
+        outs = sorted(seat_of[c] for c in gone if c in seat_of and not state.seat(
+            seat_of[c]).alive)
+        for n in outs:
+            self._post(room, t("room_out", seat=n))
+
+    def bind(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str
+             ) -> str:
+        """`绑定 CODE 狼群` in a judge-made room: check its members, bind it if exact."""
+        if not state.groups.get(group):
+            return t("room_no_group", code=gid, room=room_name(group))
+        plan = self.plan(gid, state, group, lobby)
+        try:
+            present = self.transport.members(room)
+        except TransportError:
+            return t("room_unknown_members")
+        contacts = self._contacts(gid)
+        seat_of = {c: n for n, c in contacts.items()}
+        judges = {lobby.judge} | self.service.judges
+
+        def who(c: str) -> str:
+            return f"{seat_of[c]}号" if c in seat_of else c
+
+        missing = [c for c in plan.contacts if c not in present and c not in judges]
+        extra = [c for c in present if c not in plan.contacts and c not in judges]
+        problems = []
+        if missing:
+            problems.append(t("room_missing", who="、".join(map(who, missing))))
+        if extra:
+            problems.append(t("room_extra", who="、".join(map(who, extra))))
+        if problems:
+            return t("room_bad_members", room=room_name(group), problems="；".join(problems),
+                     code=gid)
+        self._bind(gid, group, room, [c for c in present])
+        self._post(room, t("room_members", code=gid, room=room_name(group),
+                           members=seats_text(plan.seats)))
+        return t("room_bound", code=gid, room=room_name(group))
+
+    def _post(self, room: str, text: str) -> None:
+        self._try(lambda: self.transport.post(room, text))
+
+    @staticmethod
+    def _try(action: Callable[[], None]) -> None:
+        try:
+            action()
+        except TransportError as exc:  # the room goes on; the judge sees it in the log
+            log.warning("room action failed: %s", exc)

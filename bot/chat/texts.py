@@ -1,0 +1,55 @@
+"""The chat layer's Chinese wording (texts.yaml), kept out of the logic."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rulesets.data import load
+
+
+@cache
+def texts() -> dict[str, Any]:
+    return yaml.safe_load((Path(__file__).parent / "texts.yaml").read_text(encoding="utf-8"))
+
+
+def t(key: str, **fields: Any) -> str:
+    """The text `key` (a dotted path into texts.yaml) with `fields` filled in."""
+    node: Any = texts()
+    for part in key.split("."):
+        node = node[part]
+    return str(node).format(**fields)
+
+
+def role_name(ruleset: str, role: str) -> str:
+    return load(ruleset, "data").get("role_names", {}).get(role, role)
+
+
+def camp_name(ruleset: str, camp: str) -> str:
+    return load(ruleset, "data").get("camp_names", {}).get(camp, camp)
+
+
+def ruleset_name(ruleset: str) -> str:
+    return load(ruleset, "data").get("name", ruleset)
+
+
+def room_name(group: str) -> str:
+    return texts()["rooms"].get(group, group)
+
+
+def seats_text(seats: list[int] | tuple[int, ...]) -> str:
+    return "、".join(f"{n}号" for n in seats) or "无"
+
+
+def phase_text(phase: str) -> str:
+    names = texts()["phase"]
+    if phase in names:
+        return names[phase]
+    if phase[:1] == "D":
+        return names["day"].format(n=phase[1:])
+    if phase[:1] == "N":
+        return names["night"].format(n=phase[1:])
+    return phase

@@ -1,0 +1,191 @@
+"""What `状态`, `帮助`, `票型` and `公示` say, built from the state and the log.
+
+A player's view says only what the seat was told (its own role, its own submissions, its own
+deadlines and cards); the judge's view says everything.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from bot.chat.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
+from bot.render import render_event
+from bot.service import event_of
+from bot.store.models import LogEntry
+from engine.model import GameState
+from engine.votes import tally
+
+
+def _hm(at: datetime) -> str:
+    return at.strftime("%m-%d %H:%M")
+
+
+def _submission(ruleset: str, skill: str, targets: list[int | None]) -> str:
+    verb = {"kill": "刀", "see": "验", "guard": "守", "save": "救", "poison": "毒", "link": "连",
+            "pass": "不行动", "lock": "锁定", "infect": "感染", "bloodsight": "血睿",
+            "overload": "过载", "firewall": "防火墙", "purify": "净化", "format": "格式化",
+            "shoot": "粉碎"}.get(skill, skill)
+    who = " ".join("空" if n is None else f"{n}号" for n in targets)
+    return f"{verb} {who}".strip()
+
+
+def told_camp(state: GameState, seat: int, log: list[LogEntry]) -> str:
+    """The seat's camp as far as it was told: the last `YourCamp` it got, else its dealt one."""
+    camp = None
+    for row in log:
+        if row.kind == "event" and row.type == "YourCamp" and seat in (
+                row.audience or {}).get("seats", []):
+            camp = event_of(row.body).data.get("camp")
+    if camp is None:
+        dealt = {"wolf": "wolves", "wolf-head": "anomaly"}.get(state.seat(seat).role)
+        camp = dealt or ("village" if state.ruleset == "classic" else "normal")
+    return camp_name(state.ruleset, camp)
+
+
+def player_status(state: GameState, seat: int, code: str, forum_name: str,
+                  log: list[LogEntry]) -> str:
+    st = state.seat(seat)
+    lines = [t("status_player", code=code, phase=phase_text(state.phase), seat=seat,
+               name=forum_name or "-", role=role_name(state.ruleset, st.role),
+               camp=told_camp(state, seat, log),
+               alive=t("status_alive") if st.alive else t("status_out"), yellow=st.yellow,
+               red=t("status_red") if st.red else "")]
+    if getattr(state, "paused_at", None) is not None:
+        lines.append(t("status_paused"))
+    night = state.night
+    for slot in (night.slots.values() if night and not night.resolved else []):
+        if seat not in slot.seats:
+            continue
+        dl = state.deadline(slot.deadline_id)
+        if slot.sub is not None:
+            lines.append(t("status_sub", what=_submission(state.ruleset, slot.sub.skill,
+                                                           slot.sub.targets),
+                           final=t("status_final") if slot.final or dl is None else t(
+                               "status_changeable", due=_hm(dl.due))))
+        elif dl is not None and not slot.expired:
+            lines.append(t("status_owes", what=duty_help(state.ruleset, slot.key),
+                           due=_hm(dl.due)))
+    for dl in state.deadlines:
+        if seat in dl.seats and dl.kind in ("handover", "lastwords", "hunter", "setup"):
+            what = {"handover": t("help_handover"), "lastwords": t("help_lastwords"),
+                    "hunter": duty_help(state.ruleset, "hunter"),
+                    "setup": duty_help(state.ruleset, "setup")}[dl.kind]
+            lines.append(t("status_owes", what=what, due=_hm(dl.due)))
+    posts = state.votes.get(seat)
+    if posts and state.phase.startswith("D"):
+        last = posts[-1]
+        what = "作废" if last.void else ("弃权" if last.target is None else f"{last.target}号")
+        lines.append(t("status_vote", what=what))
+    return "\n".join(lines)
+
+
+def duty_help(ruleset: str, key: str) -> str:
+    duties = texts()["duty"]
+    table = duties.get(ruleset, {})
+    base = key.split(":")[0]
+    return table.get(base) or duties["default"]
+
+
+def player_help(state: GameState, seat: int, dm_votes: bool) -> str:
+    """What the seat can send now, each with its deadline."""
+    lines: list[str] = []
+    st = state.seat(seat)
+    night = state.night
+    for slot in (night.slots.values() if night and not night.resolved else []):
+        if seat in slot.seats and not slot.final and not slot.expired:
+            dl = state.deadline(slot.deadline_id)
+            due = t("help_until", due=_hm(dl.due)) if dl else t("help_now")
+            lines.append(f"{duty_help(state.ruleset, slot.key)}（{due}）")
+    for dl in state.deadlines:
+        if seat in dl.seats and dl.kind in ("handover", "lastwords", "hunter", "setup"):
+            what = {"handover": t("help_handover"), "lastwords": t("help_lastwords"),
+                    "hunter": duty_help(state.ruleset, "hunter"),
+                    "setup": duty_help(state.ruleset, "setup")}[dl.kind]
+            lines.append(f"{what}（{t('help_until', due=_hm(dl.due))}）")
+    if dm_votes and st.alive and state.phase.startswith("D"):
+        day = int(state.phase[1:])
+        lines.append(t("help_day_vote", close=_hm(state.schedule.close_at(day))))
+    lines.append(t("help_always"))
+    when = phase_text(state.phase)
+    return "\n".join([t("help_head", when=when), *lines])
+
+
+def judge_status(state: GameState, code: str, players: dict[int, tuple[str | None, str | None]],
+                 version: int) -> str:
+    paused = "｜已暂停" if getattr(state, "paused_at", None) is not None else ""
+    lines = [t("judge_status_head", code=code, ruleset=ruleset_name(state.ruleset),
+               phase=phase_text(state.phase), version=version, paused=paused)]
+    subs: dict[int, list[str]] = {}
+    night = state.night
+    for slot in (night.slots.values() if night else []):
+        for n in slot.seats:
+            mark = (_submission(state.ruleset, slot.sub.skill, slot.sub.targets)
+                    if slot.sub else "未提交") + ("（已确定）" if slot.final else "")
+            subs.setdefault(n, []).append(f"{slot.key}:{mark}")
+    for st in state.seats:
+        contact, name = players.get(st.seat, (None, None))
+        lines.append(t("judge_status_seat", seat=st.seat, name=name or "-",
+                       contact=contact or "未绑定", role=role_name(state.ruleset, st.role),
+                       alive="存活" if st.alive else f"出局({st.out_cause})",
+                       yellow=st.yellow, red=" 红牌" if st.red else "",
+                       sub=(" " + "；".join(subs[st.seat])) if st.seat in subs else ""))
+    items = "；".join(f"{d.kind}{seats_text(d.seats) if d.seats else ''} {_hm(d.due)}"
+                     for d in sorted(state.deadlines, key=lambda d: d.due))
+    lines.append(t("judge_status_deadlines", items=items or "无"))
+    return "\n".join(lines)
+
+
+def vote_tally(state: GameState, code: str, now: datetime) -> str:
+    if not state.phase.startswith("D"):
+        return t("tally_not_day")
+    day = int(state.phase[1:])
+    voters = {s.seat for s in state.living()}
+    sheriff = state.sheriff if state.sheriff in voters else None
+    weights = {sheriff: 2} if sheriff else {}
+    result = tally(state.votes, voters, weights, voters)
+    lines = [t("tally_head", code=code, day=day, now=_hm(now))]
+    by_target: dict[int | None, list[int]] = {}
+    for voter, target in sorted(result.effective.items()):
+        by_target.setdefault(target, []).append(voter)
+    for target, count in sorted(result.counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(t("tally_line", target=f"{target}号", count=count,
+                       voters=seats_text(by_target.get(target, []))))
+    if None in by_target:
+        lines.append(t("tally_line", target="弃权", count=len(by_target[None]),
+                       voters=seats_text(by_target[None])))
+    if not result.counts and None not in by_target:
+        lines.append(t("tally_none"))
+    if sheriff:
+        lines.append(t("tally_sheriff", seat=sheriff))
+    pending = sorted(n for n in voters if not state.votes.get(n))
+    if pending:
+        lines.append(t("tally_pending", seats=seats_text(pending)))
+    return "\n".join(lines)
+
+
+def publish(state: GameState, code: str, log: list[LogEntry]) -> str:
+    """The day's forum text: every public event since the last day opened (or the start),
+    and the judge's own reminders (kill posts) under a line not to be pasted."""
+    start = 0
+    for i, row in enumerate(log):
+        if row.kind == "event" and row.type in ("DayOpened", "GameCreated"):
+            start = i
+    public: list[str] = []
+    notes: list[str] = []
+    day = state.day or 1
+    for row in log[start:]:
+        if row.kind != "event":
+            continue
+        aud: dict[str, Any] = row.audience or {}
+        ev = event_of(row.body)
+        if aud.get("public"):
+            text = render_event(ev, state.ruleset)
+            if text and row.type not in ("VotePosted",):
+                public.append(text)
+        elif row.type == "PoisonFeedback" and ev.data.get("out"):
+            notes.append(t("kill_post_note", seat=ev.data.get("target")))
+    lines = [t("publish_head", code=code, day=day), *(public or [t("publish_empty")])]
+    if notes:
+        lines += [t("publish_note"), *notes]
+    return "\n".join(lines)
