@@ -63,6 +63,8 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     roles = data.get("roles") or {}
     f["roles_text"] = w["separator"].join(
         w["role_item"].format(n=n, role=role_names.get(r, r)) for n, r in roles.items())
+    f["reason_text"] = w["end_reason"].format(reason=data["reason"]) if data.get(
+        "reason") and isinstance(data["reason"], str) else ""
     f["reconfirm"] = w["reconfirm_answered"] if data.get("answered") else w["reconfirm_new"]
     return f
 

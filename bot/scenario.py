@@ -19,7 +19,10 @@ from engine.commands import (
     Handover,
     JudgeCard,
     JudgeCorrection,
+    JudgeEnd,
+    JudgePause,
     JudgeProxy,
+    JudgeResume,
     JudgeSetTime,
     JudgeWaiver,
     LastWords,
@@ -376,6 +379,16 @@ class Scenario:
             return JudgeWaiver(seat=self.seat(game, args[0], line), waiver=verb)
         if verb in ("close", "open") and len(args) == 2 and args[0].startswith("@"):
             return JudgeSetTime(which=verb, at=_at(args[0][1:], args[1], line))
+        # extensions: the judge stops and starts the clock, or ends the game without a winner
+        if verb == "pause" and not args:
+            return JudgePause()
+        if verb == "resume" and not args:
+            return JudgeResume()
+        if verb == "end":
+            reason = " ".join(args)
+            if len(reason) > 32:
+                raise ScenarioError(line, "judge end takes a reason of at most 32 characters")
+            return JudgeEnd(reason=reason)
         raise ScenarioError(line, f"unknown or malformed judge step: judge {' '.join(words)}")
 
     # expectations -------------------------------------------------------------

@@ -502,9 +502,9 @@ class Service:
                      seq0=old.last_seq, phase=old.state.phase)
         self._sync_deadlines(s, gid, old.state, new)
         self._sync_cards(s, gid, old.state, new)
-        if new.winner or new.halted:
+        if new.over:  # won, or ended by the judge (the seed is out either way), or halted
             s.execute(update(Game).where(Game.id == gid).values(
-                status="over" if new.winner else "halted", winner=new.winner))
+                status="halted" if new.halted else "over", winner=new.winner))
         return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new)
 
     # writing helpers ---------------------------------------------------------------------------
@@ -594,14 +594,16 @@ class Service:
 
     def _sync_deadlines(self, s: Session, gid: str, old: GameState | None,
                         new: GameState) -> None:
-        if old is not None and old.deadlines == new.deadlines:
+        """Mirror the deadlines the scheduler must wait for: none while the game is paused."""
+        rows = _scheduled(new)
+        if old is not None and _scheduled(old) == rows:
             return
         if old is not None:
             s.execute(delete(DeadlineRow).where(DeadlineRow.game_id == gid))
-        if new.deadlines:
+        if rows:
             s.execute(insert(DeadlineRow), [{"game_id": gid, "deadline_id": d.id,
                                              "kind": d.kind, "due": d.due}
-                                            for d in new.deadlines])
+                                            for d in rows])
 
     def _sync_cards(self, s: Session, gid: str, old: GameState, new: GameState) -> None:
         for a, b in zip(old.seats, new.seats, strict=True):
@@ -724,6 +726,11 @@ def _room_seats(s: Session, gid: str) -> dict[str, set[int]]:
     return out
 
 
+def _scheduled(state: GameState) -> list[Deadline]:
+    """The deadlines that can fire: none while the judge has paused the game."""
+    return [] if state.paused_at is not None else state.deadlines
+
+
 def _direct_message(key: str, game_id: str, target: str, text: str,
                     address: str | None = None) -> OutboxRow:
     """An outbox row that renders no log row: a reply to a message, or a note to the judge."""
@@ -741,7 +748,8 @@ _COMMAND_WORDS = {"act": "行动", "vote": "投票", "handover": "移交警徽",
                   "judge_correction": "法官裁定更正",
                   "judge_card": "法官出牌", "judge_waiver": "法官登记",
                   "judge_set_time": "法官改时间", "judge_extend": "法官延时",
-                  "judge_set_schedule": "法官改作息"}
+                  "judge_set_schedule": "法官改作息", "judge_pause": "法官暂停",
+                  "judge_resume": "法官恢复", "judge_end": "法官结束"}
 
 
 def describe_command(cmd: Command) -> str:

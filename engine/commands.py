@@ -123,6 +123,25 @@ class JudgeExtend(_Cmd):
     at: datetime
 
 
+class JudgePause(_Cmd):
+    """Stop the game's clock: no deadline fires until `JudgeResume`; commands still record."""
+
+    kind: Literal["judge_pause"] = "judge_pause"
+
+
+class JudgeResume(_Cmd):
+    """Start the clock again: every pending deadline moves on by the time the game was paused."""
+
+    kind: Literal["judge_resume"] = "judge_resume"
+
+
+class JudgeEnd(_Cmd):
+    """End the game early, without a winner: the roles and the seed are revealed."""
+
+    kind: Literal["judge_end"] = "judge_end"
+    reason: ShortText = ""
+
+
 Command = Annotated[
     Act
     | Vote
@@ -136,6 +155,9 @@ Command = Annotated[
     | JudgeWaiver
     | JudgeSetTime
     | JudgeExtend
-    | JudgeSetSchedule,
+    | JudgeSetSchedule
+    | JudgePause
+    | JudgeResume
+    | JudgeEnd,
     Field(discriminator="kind"),
 ]

@@ -140,7 +140,7 @@ class GameState(BaseModel):
     schedule: Schedule
     seed: str
     rng_counter: int = 0
-    phase: str = "SETUP"  # SETUP, D1, N1, D2, … ; END when a winner is declared
+    phase: str = "SETUP"  # SETUP, D1, N1, D2, … ; END: a winner, or the judge ended it
     day: int = 0
     deadlines: list[Deadline] = Field(default_factory=list)
     groups: dict[str, list[int]] = Field(default_factory=dict)
@@ -149,6 +149,8 @@ class GameState(BaseModel):
     camps_surrendered: list[str] = Field(default_factory=list)
     winner: str | None = None
     halted: bool = False  # waiting for a judge ruling (AMB-G-03)
+    ended: bool = False  # the judge ended the game early, without a winner (JudgeEnd)
+    paused_at: datetime | None = None  # the judge stopped the clock then (JudgePause)
     sheriff: int | None = None
     night: Night | None = None
     votes: dict[int, list[VotePost]] = Field(default_factory=dict)
@@ -173,7 +175,13 @@ class GameState(BaseModel):
     def deadline(self, deadline_id: str) -> Deadline | None:
         return next((d for d in self.deadlines if d.id == deadline_id), None)
 
+    @property
+    def over(self) -> bool:
+        """No command is taken any more: a winner, a halt for a ruling, or the judge's end."""
+        return bool(self.winner) or self.halted or self.ended
+
     def next_deadline(self) -> Deadline | None:
-        if not self.deadlines or self.winner or self.halted:
+        """The deadline to fire next; none while the game is over or paused."""
+        if not self.deadlines or self.over or self.paused_at is not None:
             return None
         return min(self.deadlines, key=lambda d: (d.due, DEADLINE_ORDER.get(d.kind, 9), d.id))

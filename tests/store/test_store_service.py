@@ -21,7 +21,7 @@ from bot.store.models import (
     Snapshot,
 )
 from engine import handle
-from engine.commands import JudgeCard, Tick, Vote
+from engine.commands import JudgeCard, JudgeEnd, JudgePause, JudgeResume, Tick, Vote
 from engine.events import Rejection
 
 
@@ -196,6 +196,28 @@ def test_the_game_row_records_the_end(service: Service) -> None:
     with service.db.read() as s:
         game = s.get(Game, "g1")
         assert game is not None and (game.status, game.winner) == ("over", state.winner)
+    assert count(service, DeadlineRow, game_id="g1") == 0
+    assert service.rebuild("g1").ok
+
+
+def test_a_paused_game_mirrors_no_deadline_and_an_ended_one_is_over(service: Service) -> None:
+    classic_game(service)
+    service.advance("g1", at(1, 12))
+    assert service.receive("g1", JudgePause(), now=at(1, 12), sender="wx-judge").accepted
+    assert service.deadline_rows("g1") == []  # the scheduler has nothing to wait for
+    assert service.advance("g1", at(2, 12)) == []
+    assert service.state("g1").paused_at == at(1, 12)
+    assert not service.receive("g1", JudgeResume(), now=at(1, 13), sender="wx-g1-1").accepted
+    assert service.receive("g1", JudgeResume(), now=at(1, 13), sender="wx-judge").accepted
+    state = service.state("g1")
+    assert [(i, due) for i, _, due in service.deadline_rows("g1")] == sorted(
+        ((d.id, d.due) for d in state.deadlines), key=lambda x: (x[1], x[0]))
+    assert state.deadline("day_close:1").due == at(1, 22)
+    assert service.receive("g1", JudgeEnd(reason="test"), now=at(1, 14),
+                           sender="wx-judge").accepted
+    with service.db.read() as s:
+        game = s.get(Game, "g1")
+        assert game is not None and (game.status, game.winner) == ("over", None)
     assert count(service, DeadlineRow, game_id="g1") == 0
     assert service.rebuild("g1").ok
 
