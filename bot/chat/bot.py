@@ -50,6 +50,7 @@ from bot.service import (
     Service,
     UnknownGame,
     describe_command,
+    event_of,
     new_seed,
 )
 from bot.store.models import (
@@ -57,6 +58,7 @@ from bot.store.models import (
     Game,
     Lobby,
     LobbyPlayer,
+    LogEntry,
     OutboxRow,
     Player,
     Room,
@@ -65,6 +67,7 @@ from bot.store.models import (
 from bot.transport import Incoming, Transport, TransportError, TransportSender
 from engine import commands as engine_commands
 from engine.commands import Command
+from engine.events import Event
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
@@ -159,7 +162,7 @@ class ChatBot:
         for reply in turn.replies:
             self._dm(reply.to, reply.text)
 
-    def after_commit(self, gid: str, events: Iterable = ()) -> None:
+    def after_commit(self, gid: str, events: Iterable[Event] = ()) -> None:
         """Rooms follow the state (the scheduler's ticks come here too)."""
         lobby = self._lobby(gid)
         if lobby is None:
@@ -171,16 +174,14 @@ class ChatBot:
         recent = list(events) or self._recent_events(gid)
         self.rooms.sync(gid, state, recent, lobby)
 
-    def _recent_events(self, gid: str) -> list:
-        """The events of the last command (what the rooms react to)."""
-        rows = self.service.log(gid)
-        out = []
-        for row in reversed(rows):
-            if row.kind == "command":
-                break
-            out.append(row)
-        from bot.service import event_of
-        return [event_of(r.body) for r in reversed(out)]
+    def _recent_events(self, gid: str) -> list[Event]:
+        """The events of the game's last command (what the rooms react to)."""
+        with self.service.db.read() as s:
+            head = s.scalar(select(func.max(LogEntry.seq)).where(
+                LogEntry.game_id == gid, LogEntry.kind == "command")) or 0
+            bodies = list(s.scalars(select(LogEntry.body).where(
+                LogEntry.game_id == gid, LogEntry.seq > head).order_by(LogEntry.seq)))
+        return [event_of(b) for b in bodies]
 
     # routing -----------------------------------------------------------------------------------
     def _route(self, msg: Incoming, turn: _Turn, touched: set[str]) -> None:
@@ -599,8 +600,23 @@ class ChatBot:
             turn.say(msg.sender, t("unchanged"))
             return out
         if not self._answered(gid, out, msg.sender, seat):
-            turn.say(msg.sender, t("received", what=describe_command(cmd)))
+            turn.say(msg.sender, self._receipt(gid, cmd, seat))
         return out
+
+    def _receipt(self, gid: str, cmd: Command, seat: int | None) -> str:
+        """The reply to an accepted command whose events say nothing to the sender."""
+        if seat is None:
+            return t("receipts.judge", what=describe_command(cmd))
+        target = getattr(cmd, "target", None)
+        target_text = "弃权" if target is None else f"{target}号"
+        if cmd.kind == "vote" and cmd.mode in ("vote", "change"):  # type: ignore[union-attr]
+            state = self.service.state(gid)
+            day = state.day or 1
+            close = state.schedule.close_at(day).strftime("%H:%M")
+            return t(f"receipts.{cmd.mode}", target=target_text, close=close)  # type: ignore[union-attr]
+        if cmd.kind in ("handover", "lastwords"):
+            return t(f"receipts.{cmd.kind}", target=target_text)
+        return t("receipts.default", what=describe_command(cmd))
 
     def _answered(self, gid: str, out: Outcome, sender: str, seat: int | None) -> bool:
         """Whether the outcome's own messages already answer the sender."""
