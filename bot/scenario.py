@@ -317,11 +317,11 @@ class Scenario:
             if len(args) != n:
                 raise ScenarioError(line, f"{verb} takes {n} argument(s)")
 
-        def target(word: str) -> Parsed:
-            """A vote target: a seat or `abstain`."""
+        def target(word: str) -> tuple[tuple[int, ...], bool]:
+            """A vote target: (seats, abstain) for a seat or `abstain`."""
             if word == "abstain":
-                return Parsed(verb="", abstain=True)
-            return Parsed(verb="", seats=(self.seat(game, word, line),))
+                return (), True
+            return (self.seat(game, word, line),), False
 
         p: Parsed
         if verb == "vote":
@@ -333,14 +333,14 @@ class Scenario:
         elif verb in ("change", "request_correct"):
             # `request_correct T` (extension): a player's 更正, pending until the judge rules
             arity(1)
-            t = target(args[0])
-            p = Parsed(verb="change" if verb == "change" else "correct", seats=t.seats,
-                       abstain=t.abstain)
+            seats, abstain = target(args[0])
+            p = Parsed(verb="change" if verb == "change" else "correct", seats=seats,
+                       abstain=abstain)
         elif verb in ("correct", "void"):
             # The judge's forum-vote entries for this seat: 更正 S T, 废票 S.
             arity(1 if verb == "correct" else 0)
-            t = target(args[0]) if args else Parsed(verb="")
-            return judge_command(Parsed(verb=verb, seats=(seat, *t.seats), abstain=t.abstain),
+            seats, abstain = target(args[0]) if args else ((), False)
+            return judge_command(Parsed(verb=verb, seats=(seat, *seats), abstain=abstain),
                                  at=game.now), seat
         elif verb == "handover":
             arity(1)
