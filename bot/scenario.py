@@ -12,24 +12,12 @@ from typing import Any
 
 import yaml
 
+from bot.commands.convert import judge_command, player_command
+from bot.commands.parse import Parsed
+from bot.commands.vocabulary import VERBS, Form, VerbSpec
 from bot.render import messages_for, render_rejection
 from engine import handle, new_game
-from engine.commands import (
-    Act,
-    Handover,
-    JudgeCard,
-    JudgeCorrection,
-    JudgeEnd,
-    JudgePause,
-    JudgeProxy,
-    JudgeResume,
-    JudgeSetTime,
-    JudgeWaiver,
-    LastWords,
-    Surrender,
-    Tick,
-    Vote,
-)
+from engine.commands import Act, JudgeEnd, JudgePause, JudgeResume, Tick
 from engine.events import Event, Rejection
 from engine.model import OUT_CAUSES, GameState
 from engine.options import OptionError
@@ -38,11 +26,26 @@ from engine.ruleset import get_ruleset
 START = date(2026, 1, 1)  # calendar day 1 of every scenario
 TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description"}
 
-RULESET_VERBS = {
-    "classic": {"link": 2, "kill": 1, "guard": 1, "see": 1, "save": 1, "poison": 1},
-    "anomaly": {"infect": -1, "bloodsight": 1, "overload": 1, "firewall": 1, "see": 1,
-                "purify": 1, "format": 1, "shoot": 1},
-}
+
+
+def _english(spec: VerbSpec) -> str | None:
+    """A verb's scenario name: its English alias."""
+    return next((a for a in spec.aliases if a.isascii() and a.isidentifier()), None)
+
+
+# Skill verbs per ruleset come from the chat vocabulary (bot/commands/vocabulary.yaml), so a
+# scenario step and a chat message mean the same Act: one table. (`pass` and `lock` are
+# skills of both rulesets.)
+RULESET_VERBS: dict[str, dict[str, VerbSpec]] = {}
+for _spec in VERBS.values():
+    if (_name := _english(_spec)) is not None:
+        for _ruleset in _spec.skills:
+            RULESET_VERBS.setdefault(_ruleset, {})[_name] = _spec
+SKILL_VERBS = {name: spec for verbs in RULESET_VERBS.values() for name, spec in verbs.items()}
+# The scenario's judge steps (SCENARIOS.md): English alias -> vocabulary key.
+JUDGE_VERBS = {_english(VERBS[key]) or key: key for key in (
+    "proxy", "confirm_correction", "reject_correction", "yellow", "red", "notice", "contact",
+    "close_at", "open_at")}
 CAMPS = {"classic": {"wolves", "village", "black-lovers"}, "anomaly": {"anomaly", "normal"}}
 STAGES = {"growth", "mature", "complete"}
 
@@ -297,8 +300,14 @@ class Scenario:
         return self.seat(game, word, line)
 
     def act(self, game: Game, words: list[str], line: int, text: str) -> Rejection | None:
+        cmd, seat = self.command(game, words, line)
+        return game.send(cmd, seat)
+
+    def command(self, game: Game, words: list[str], line: int) -> tuple[Any, int | None]:
+        """The engine command of an action step, and the seat that sent it (None: the judge).
+        Steps become the same `Parsed` commands as chat messages, converted the same way."""
         if words[0] == "judge":
-            return game.send(self.judge(game, words[1:], line))
+            return self.judge(game, words[1:], line), None
         seat = self.seat(game, words[0], line)
         if len(words) < 2:
             raise ScenarioError(line, "a step is SEAT VERB [ARGS]")
@@ -308,77 +317,73 @@ class Scenario:
             if len(args) != n:
                 raise ScenarioError(line, f"{verb} takes {n} argument(s)")
 
-        cmd: Any
+        def target(word: str) -> tuple[tuple[int, ...], bool]:
+            """A vote target: (seats, abstain) for a seat or `abstain`."""
+            if word == "abstain":
+                return (), True
+            return (self.seat(game, word, line),), False
+
+        p: Parsed
         if verb == "vote":
             arity(1)
-            cmd = Vote(seat=seat, mode="vote", target=self.target(game, args[0], line))
+            p = Parsed(verb="vote", seats=(self.seat(game, args[0], line),))
         elif verb == "abstain":
             arity(0)
-            cmd = Vote(seat=seat, mode="vote", target=None)
-        elif verb in ("change", "correct", "request_correct"):
+            p = Parsed(verb="abstain")
+        elif verb in ("change", "request_correct"):
             # `request_correct T` (extension): a player's 更正, pending until the judge rules
             arity(1)
-            cmd = Vote(seat=seat, mode=verb,
-                       target=self.target(game, args[0], line, none_word="abstain"))
-        elif verb == "void":
-            arity(0)
-            cmd = Vote(seat=seat, mode="void")
+            seats, abstain = target(args[0])
+            p = Parsed(verb="change" if verb == "change" else "correct", seats=seats,
+                       abstain=abstain)
+        elif verb in ("correct", "void"):
+            # The judge's forum-vote entries for this seat: 更正 S T, 废票 S.
+            arity(1 if verb == "correct" else 0)
+            seats, abstain = target(args[0]) if args else ((), False)
+            return judge_command(Parsed(verb=verb, seats=(seat, *seats), abstain=abstain),
+                                 at=game.now), seat
         elif verb == "handover":
             arity(1)
-            cmd = Handover(seat=seat, target=self.seat(game, args[0], line))
+            p = Parsed(verb="handover", seats=(self.seat(game, args[0], line),))
         elif verb == "lastwords":
             if not args:
                 raise ScenarioError(line, "lastwords needs a text")
-            cmd = LastWords(seat=seat, text=" ".join(args))
+            p = Parsed(verb="lastwords", text=" ".join(args))
         elif verb == "surrender":
             arity(0)
-            cmd = Surrender(seat=seat)
-        elif verb in ("pass", "lock"):
-            arity(0)
-            cmd = Act(seat=seat, skill=verb)
+            p = Parsed(verb="surrender")
         else:
-            cmd = self.skill(game, seat, verb, args, line)
-        return game.send(cmd, seat)
+            return self.skill(game, seat, verb, args, line), seat
+        return player_command(p, seat=seat, ruleset=game.ruleset), seat
 
     def skill(self, game: Game, seat: int, verb: str, args: list[str], line: int) -> Act:
-        verbs = RULESET_VERBS[game.ruleset]
-        if verb not in verbs:
-            known = sorted(set().union(*RULESET_VERBS.values()))
-            if verb in known:
+        spec = RULESET_VERBS[game.ruleset].get(verb)
+        if spec is None:
+            if verb in SKILL_VERBS:
                 raise ScenarioError(line, f"verb {verb!r} is not part of {game.ruleset}")
             raise ScenarioError(line, f"unknown verb {verb!r}")
-        options: dict[str, Any] = {}
-        if verb == "infect":
-            if len(args) not in (1, 3) or (len(args) == 3 and (args[1] != "mode"
-                                                                or args[2] not in ("1", "2"))):
-                raise ScenarioError(line, "write infect T [mode 1|2]")
-            if len(args) == 3:
-                options["mode"] = int(args[2])
-            args = args[:1]
-        elif len(args) != verbs[verb]:
-            raise ScenarioError(line, f"{verb} takes {verbs[verb]} argument(s)")
-        none_ok = verb in ("kill", "guard")
-        targets = tuple(self.target(game, a, line, none_word="none" if none_ok else None)
-                        for a in args)
-        return Act(seat=seat, skill=verb, targets=targets, options=options)
+        mode: int | None = None
+        if len(args) >= 2 and args[-2] == "mode":
+            if args[-1] not in ("1", "2"):
+                raise ScenarioError(line, _skill_usage(verb, spec, game.ruleset))
+            mode, args = int(args[-1]), args[:-2]
+        none = VERBS[spec.none] if spec.none else None
+        if args == ["none"] and none is not None and game.ruleset in none.skills and mode is None:
+            p = Parsed(verb=none.key)
+        else:
+            seats = tuple(self.seat(game, a, line) for a in args) if all(
+                a.isdigit() for a in args) else None
+            if seats is None or not any(_fits(f, len(seats), mode) for f in spec.forms):
+                raise ScenarioError(line, _skill_usage(verb, spec, game.ruleset))
+            p = Parsed(verb=spec.key, seats=seats, mode=mode)
+        act = player_command(p, seat=seat, ruleset=game.ruleset)
+        assert isinstance(act, Act)
+        return act
 
     def judge(self, game: Game, words: list[str], line: int) -> Any:
         if not words:
             raise ScenarioError(line, "judge needs a verb")
         verb, args = words[0], words[1:]
-        if verb == "proxy" and len(args) == 2:
-            return JudgeProxy(seat=self.seat(game, args[0], line),
-                              target=self.target(game, args[1], line, none_word="abstain"))
-        if verb in ("confirm_correction", "reject_correction") and len(args) == 1:
-            # extension: the judge rules on a player's correction request (AMB-P-09)
-            return JudgeCorrection(seat=self.seat(game, args[0], line),
-                                   accept=verb == "confirm_correction")
-        if verb in ("yellow", "red") and len(args) == 1:
-            return JudgeCard(seat=self.seat(game, args[0], line), color=verb)
-        if verb in ("notice", "contact") and len(args) == 1:
-            return JudgeWaiver(seat=self.seat(game, args[0], line), waiver=verb)
-        if verb in ("close", "open") and len(args) == 2 and args[0].startswith("@"):
-            return JudgeSetTime(which=verb, at=_at(args[0][1:], args[1], line))
         # extensions: the judge stops and starts the clock, or ends the game without a winner
         if verb == "pause" and not args:
             return JudgePause()
@@ -389,7 +394,24 @@ class Scenario:
             if len(reason) > 32:
                 raise ScenarioError(line, "judge end takes a reason of at most 32 characters")
             return JudgeEnd(reason=reason)
-        raise ScenarioError(line, f"unknown or malformed judge step: judge {' '.join(words)}")
+        key = JUDGE_VERBS.get(verb)
+        p: Parsed | None = None
+        at = game.now
+        if key == "proxy" and len(args) == 2:
+            p = Parsed(verb=key, seats=(self.seat(game, args[0], line),)
+                       + (() if args[1] == "abstain" else (self.seat(game, args[1], line),)),
+                       abstain=args[1] == "abstain")
+        elif key in ("confirm_correction", "reject_correction", "yellow", "red", "notice",
+                     "contact") and len(args) == 1:
+            # confirm/reject_correction (extension): the judge rules on a player's correction
+            # request (AMB-P-09)
+            p = Parsed(verb=key, seats=(self.seat(game, args[0], line),))
+        elif key in ("close_at", "open_at") and len(args) == 2 and args[0].startswith("@"):
+            at = _at(args[0][1:], args[1], line)
+            p = Parsed(verb=key, time=at.time())
+        if p is None:
+            raise ScenarioError(line, f"unknown or malformed judge step: judge {' '.join(words)}")
+        return judge_command(p, at=at)
 
     # expectations -------------------------------------------------------------
     def expect(self, game: Game, words: list[str], line: int, marker: int) -> int:
@@ -486,6 +508,22 @@ class Scenario:
         else:
             raise ScenarioError(line, f"unknown expectation {what!r}")
         return marker
+
+
+def _fits(form: Form, seats: int, mode: int | None) -> bool:
+    """A skill step's seats (and mode) fill this form: its seat slots, a mode slot iff given."""
+    kinds = [s.kind for s in form.slots]
+    return (set(kinds) <= {"seat", "mode"} and kinds.count("seat") == seats
+            and ("mode" in kinds) == (mode is not None))
+
+
+def _skill_usage(verb: str, spec: VerbSpec, ruleset: str) -> str:
+    """`write infect T mode 1|2 or infect T`, from the verb's forms."""
+    none = VERBS[spec.none] if spec.none else None
+    target = "T|none" if none is not None and ruleset in none.skills else "T"
+    forms = [" ".join([verb, *(target if s.kind == "seat" else "mode 1|2" for s in f.slots)])
+             for f in spec.forms if all(s.kind in ("seat", "mode") for s in f.slots)]
+    return "write " + " or ".join(forms)
 
 
 def run_files(paths: list[Path]) -> list[Result]:

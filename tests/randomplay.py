@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from bot.commands.vocabulary import VERBS
 from engine import handle, new_game
 from engine.commands import (
     Act,
@@ -61,8 +62,10 @@ PATIENCE = 30  # commands in a row without the clock moving; then it moves to th
 
 NEUTRAL_WORDS = ["过。", "我是好人，请大家相信我。", "3号发言有问题。", "", "再见 👋",
                  "{target} 号", "遗言：无"]
-SKILLS = ["kill", "see", "guard", "save", "poison", "link", "pass", "lock", "infect", "shoot",
-          "", "KILL", "vote"]
+# Every engine skill of the chat vocabulary (another ruleset's are unknown skills here), and
+# words that are no skill at all.
+SKILLS = list(dict.fromkeys(skill for spec in VERBS.values() for skill in spec.skills.values())
+              ) + ["", "KILL", "vote"]
 # Seats no game has; a negative or three-digit seat does not even parse (engine.commands).
 ODD_SEATS = [0, 13, 99]
 
