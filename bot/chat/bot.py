@@ -17,7 +17,7 @@ import json
 import logging
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -66,7 +66,7 @@ from bot.store.models import (
 )
 from bot.transport import Incoming, Transport, TransportError, TransportSender
 from engine import commands as engine_commands
-from engine.commands import Command
+from engine.commands import Act, Command
 from engine.events import Event
 from engine.model import GameState
 
@@ -447,7 +447,7 @@ class ChatBot:
             self._start(msg, lobby, members, turn, touched)
             return
         if p.verb in ("status", "help"):
-            names = "、".join(m.forum_name for m in members) or "无"
+            names = "、".join(m.forum_name for m in members) or t("words.none")
             text = t("judge_status_lobby", code=code, joined=len(members),
                      players=lobby.players, names=names)
             turn.say(msg.sender, text + ("\n" + t("help_judge") if p.verb == "help" else ""))
@@ -459,7 +459,7 @@ class ChatBot:
                     row.status = "cancelled"
             for m in members:
                 turn.say(m.contact_id, t("kicked", code=code))
-            turn.say(msg.sender, t("received", what=f"游戏 {code} 已取消"))
+            turn.say(msg.sender, t("received", what=t("cancelled", code=code)))
             return
         turn.say(msg.sender, t("game_not_started", code=code, joined=len(members),
                                players=lobby.players))
@@ -570,14 +570,31 @@ class ChatBot:
         if p.verb in VOTE_VERBS and self._chat_option(gid, "votes.channel") != "dm":
             turn.say(msg.sender, t("forum_votes"))
             return
-        if p.verb == "correct":  # a player's 更正 is a request the judge rules on
-            pass
+        if p.verb == "save" and not p.seats:  # `救`: the target the witch was told tonight
+            target = self._reported_target(gid, seat, loaded)
+            if target is None:
+                turn.say(msg.sender, t("save_whom"))
+                return
+            p = replace(p, seats=(target,))
         try:
             cmd = player_command(p, seat=seat, ruleset=loaded.ruleset)
         except ConvertError as exc:
             turn.say(msg.sender, str(exc.message if hasattr(exc, "message") else exc))
             return
         self._submit(msg, gid, cmd, turn, touched, seat=seat)
+
+    def _reported_target(self, gid: str, seat: int, state: GameState) -> int | None:
+        """The kill target the witch at `seat` was told tonight (通灵), if any."""
+        night = f"N{state.night.day}" if state.night else None
+        with self.service.db.read() as s:
+            rows = list(s.scalars(select(LogEntry).where(
+                LogEntry.game_id == gid, LogEntry.kind == "event", LogEntry.type == "Tongling",
+                LogEntry.phase == night).order_by(LogEntry.seq.desc())))
+        for row in rows:
+            if seat in (row.audience or {}).get("seats", []):
+                target = event_of(row.body).data.get("target")
+                return target if isinstance(target, int) else None
+        return None
 
     def _chat_option(self, gid: str, key: str) -> str | None:
         lobby = self._lobby(gid)
@@ -599,7 +616,7 @@ class ChatBot:
         if out.status == "noop":
             turn.say(msg.sender, t("unchanged"))
             return out
-        if not self._answered(gid, out, msg.sender, seat):
+        if not self._answered(gid, out, msg, seat):
             turn.say(msg.sender, self._receipt(gid, cmd, seat))
         return out
 
@@ -608,7 +625,7 @@ class ChatBot:
         if seat is None:
             return t("receipts.judge", what=describe_command(cmd))
         target = getattr(cmd, "target", None)
-        target_text = "弃权" if target is None else f"{target}号"
+        target_text = t("words.abstain") if target is None else t("words.seat", n=target)
         if cmd.kind == "vote" and cmd.mode in ("vote", "change"):  # type: ignore[union-attr]
             state = self.service.state(gid)
             day = state.day or 1
@@ -616,15 +633,20 @@ class ChatBot:
             return t(f"receipts.{cmd.mode}", target=target_text, close=close)  # type: ignore[union-attr]
         if cmd.kind in ("handover", "lastwords"):
             return t(f"receipts.{cmd.kind}", target=target_text)
+        if isinstance(cmd, Act):
+            return t("receipts.default", what=views.submission(cmd.skill, list(cmd.targets)))
         return t("receipts.default", what=describe_command(cmd))
 
-    def _answered(self, gid: str, out: Outcome, sender: str, seat: int | None) -> bool:
-        """Whether the outcome's own messages already answer the sender."""
+    def _answered(self, gid: str, out: Outcome, msg: Incoming, seat: int | None) -> bool:
+        """Whether the outcome's own messages already answer the sender where they asked: a
+        DM by a private message to the seat, a room post by a post in that room."""
         if seat is not None:
-            return any(seat in e.audience.seats and not e.audience.public for e in out.events)
+            return any(seat in e.audience.seats and not e.audience.public
+                       and (e.audience.group is None) == (msg.room is None)
+                       for e in out.events)
         with self.service.db.read() as s:
             judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
-        return judge == sender
+        return judge == msg.sender
 
     # judge commands ----------------------------------------------------------------------------
     def _judge_verb(self, msg: Incoming, p: Parsed, gid: str, turn: _Turn,
@@ -681,7 +703,7 @@ class ChatBot:
 
     def _end(self, msg: Incoming, p: Parsed, gid: str, turn: _Turn, touched: set[str]) -> None:
         now = msg.at.astimezone(UTC).replace(tzinfo=None)
-        confirm = "确认" in p.words
+        confirm = bool(p.words)  # `结束 确认` (the parser takes no other word)
         with self.service.db.write() as s:
             row = s.get(Lobby, gid)
             if row is None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from bot.chat.texts import t
 from engine import new_game, rng
 from engine.options import OptionError
 from engine.ruleset import get_ruleset
@@ -66,11 +67,11 @@ def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key or not raw.strip():
-            raise LobbyError("bad_option", key=item[:40], detail="请写成 选项=值")
+            raise LobbyError("bad_option", key=item[:40], detail=t("option_form"))
         if key in CHAT_OPTIONS:
             if raw.lower() not in CHAT_OPTIONS[key]:
                 raise LobbyError("bad_option", key=key,
-                                 detail=f"可选值：{'、'.join(CHAT_OPTIONS[key])}")
+                                 detail=t("option_values", values="、".join(CHAT_OPTIONS[key])))
             chat[key] = raw.lower()
         else:
             engine[key] = _value(raw.strip())
@@ -82,7 +83,7 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any]) -> None:
     rs = get_ruleset(ruleset)
     for key in options:
         if key not in rs.option_spec:
-            raise LobbyError("bad_option", key=key, detail="没有这个选项")
+            raise LobbyError("bad_option", key=key, detail=t("option_unknown"))
     for key, value in options.items():  # one at a time, so the error names the key
         try:
             _trial(ruleset, players, {key: value})

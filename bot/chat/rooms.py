@@ -173,7 +173,7 @@ class Rooms:
         judges = {lobby.judge} | self.service.judges
 
         def who(c: str) -> str:
-            return f"{seat_of[c]}号" if c in seat_of else c
+            return t("words.seat", n=seat_of[c]) if c in seat_of else c
 
         missing = [c for c in plan.contacts if c not in present and c not in judges]
         extra = [c for c in present if c not in plan.contacts and c not in judges]

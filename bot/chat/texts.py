@@ -41,7 +41,7 @@ def room_name(group: str) -> str:
 
 
 def seats_text(seats: list[int] | tuple[int, ...]) -> str:
-    return "、".join(f"{n}号" for n in seats) or "无"
+    return "、".join(t("words.seat", n=n) for n in seats) or t("words.none")
 
 
 def phase_text(phase: str) -> str:

@@ -21,12 +21,10 @@ def _hm(at: datetime) -> str:
     return at.strftime("%m-%d %H:%M")
 
 
-def _submission(ruleset: str, skill: str, targets: list[int | None]) -> str:
-    verb = {"kill": "刀", "see": "验", "guard": "守", "save": "救", "poison": "毒", "link": "连",
-            "pass": "不行动", "lock": "锁定", "infect": "感染", "bloodsight": "血睿",
-            "overload": "过载", "firewall": "防火墙", "purify": "净化", "format": "格式化",
-            "shoot": "粉碎"}.get(skill, skill)
-    who = " ".join("空" if n is None else f"{n}号" for n in targets)
+def submission(skill: str, targets: list[int | None]) -> str:
+    """A night action in the words a player would use: `刀 5号`."""
+    verb = texts()["skill_words"].get(skill, skill)
+    who = " ".join(t("words.nobody") if n is None else t("words.seat", n=n) for n in targets)
     return f"{verb} {who}".strip()
 
 
@@ -51,7 +49,7 @@ def player_status(state: GameState, seat: int, code: str, forum_name: str,
                camp=told_camp(state, seat, log),
                alive=t("status_alive") if st.alive else t("status_out"), yellow=st.yellow,
                red=t("status_red") if st.red else "")]
-    if getattr(state, "paused_at", None) is not None:
+    if state.paused_at is not None:
         lines.append(t("status_paused"))
     night = state.night
     for slot in (night.slots.values() if night and not night.resolved else []):
@@ -59,7 +57,7 @@ def player_status(state: GameState, seat: int, code: str, forum_name: str,
             continue
         dl = state.deadline(slot.deadline_id)
         if slot.sub is not None:
-            lines.append(t("status_sub", what=_submission(state.ruleset, slot.sub.skill,
+            lines.append(t("status_sub", what=submission(slot.sub.skill,
                                                            slot.sub.targets),
                            final=t("status_final") if slot.final or dl is None else t(
                                "status_changeable", due=_hm(dl.due))))
@@ -75,7 +73,8 @@ def player_status(state: GameState, seat: int, code: str, forum_name: str,
     posts = state.votes.get(seat)
     if posts and state.phase.startswith("D"):
         last = posts[-1]
-        what = "作废" if last.void else ("弃权" if last.target is None else f"{last.target}号")
+        what = t("words.void") if last.void else (
+            t("words.abstain") if last.target is None else t("words.seat", n=last.target))
         lines.append(t("status_vote", what=what))
     return "\n".join(lines)
 
@@ -113,26 +112,27 @@ def player_help(state: GameState, seat: int, dm_votes: bool) -> str:
 
 def judge_status(state: GameState, code: str, players: dict[int, tuple[str | None, str | None]],
                  version: int) -> str:
-    paused = "｜已暂停" if getattr(state, "paused_at", None) is not None else ""
+    paused = t("words.paused") if state.paused_at is not None else ""
     lines = [t("judge_status_head", code=code, ruleset=ruleset_name(state.ruleset),
                phase=phase_text(state.phase), version=version, paused=paused)]
     subs: dict[int, list[str]] = {}
     night = state.night
     for slot in (night.slots.values() if night else []):
         for n in slot.seats:
-            mark = (_submission(state.ruleset, slot.sub.skill, slot.sub.targets)
-                    if slot.sub else "未提交") + ("（已确定）" if slot.final else "")
+            mark = (submission(slot.sub.skill, slot.sub.targets)
+                    if slot.sub else t("words.not_sent")) + (t("words.final") if slot.final else "")
             subs.setdefault(n, []).append(f"{slot.key}:{mark}")
     for st in state.seats:
         contact, name = players.get(st.seat, (None, None))
         lines.append(t("judge_status_seat", seat=st.seat, name=name or "-",
-                       contact=contact or "未绑定", role=role_name(state.ruleset, st.role),
-                       alive="存活" if st.alive else f"出局({st.out_cause})",
-                       yellow=st.yellow, red=" 红牌" if st.red else "",
+                       contact=contact or t("words.unbound"),
+                       role=role_name(state.ruleset, st.role),
+                       alive=t("words.alive") if st.alive else t("words.out", cause=st.out_cause),
+                       yellow=st.yellow, red=t("words.red") if st.red else "",
                        sub=(" " + "；".join(subs[st.seat])) if st.seat in subs else ""))
     items = "；".join(f"{d.kind}{seats_text(d.seats) if d.seats else ''} {_hm(d.due)}"
                      for d in sorted(state.deadlines, key=lambda d: d.due))
-    lines.append(t("judge_status_deadlines", items=items or "无"))
+    lines.append(t("judge_status_deadlines", items=items or t("words.none")))
     return "\n".join(lines)
 
 
@@ -149,10 +149,10 @@ def vote_tally(state: GameState, code: str, now: datetime) -> str:
     for voter, target in sorted(result.effective.items()):
         by_target.setdefault(target, []).append(voter)
     for target, count in sorted(result.counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        lines.append(t("tally_line", target=f"{target}号", count=count,
+        lines.append(t("tally_line", target=t("words.seat", n=target), count=count,
                        voters=seats_text(by_target.get(target, []))))
     if None in by_target:
-        lines.append(t("tally_line", target="弃权", count=len(by_target[None]),
+        lines.append(t("tally_line", target=t("words.abstain"), count=len(by_target[None]),
                        voters=seats_text(by_target[None])))
     if not result.counts and None not in by_target:
         lines.append(t("tally_none"))

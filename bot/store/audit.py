@@ -221,7 +221,7 @@ class _Export(_Shape):
 
 
 class _Reveal(_Shape):
-    winner: str
+    winner: str | None = None  # None: the judge ended the game early (GameEnded)
     seed: str
     roles: dict[str, str]
 
@@ -261,7 +261,8 @@ def _verify(export: dict[str, Any], published: str | None, replay: bool,
     checks.append(_log_rows(log))
     checks.append(_signature(export))
     created = next((e for e in log if e["type"] == "GameCreated"), None)
-    over = next((e for e in log if e["type"] == "GameOver"), None)
+    # GameOver, or GameEnded (the judge ended it early, no winner): both reveal the seed
+    over = next((e for e in log if e["type"] in ("GameOver", "GameEnded")), None)
     if created is None:
         checks.append(Check("GameCreated", False, "the log has no GameCreated event"))
         return
@@ -271,7 +272,7 @@ def _verify(export: dict[str, Any], published: str | None, replay: bool,
         return
     problem = _shape_error(_REVEAL, over["data"])
     if problem is not None:
-        checks.append(Check("seed revealed", False, f"GameOver {problem}"))
+        checks.append(Check("seed revealed", False, f"{over['type']} {problem}"))
         return
     seed = over["data"]["seed"]
     roles_by_seat = {int(k): v for k, v in over["data"]["roles"].items()}
@@ -287,7 +288,7 @@ def _verify(export: dict[str, Any], published: str | None, replay: bool,
     checks.append(Check("commitment on record", game["commitment"] == logged))
     checks.append(Check("signing key", created["data"].get("signing_pubkey") == pubkey,
                         "the key announced in GameCreated signed the export"))
-    checks.append(_header(game, over["data"]["winner"]))
+    checks.append(_header(game, over["data"].get("winner")))
     raw = game["params"]
     if raw.get("seed") is not None:
         checks.append(Check("seed on record", raw["seed"] == seed))
@@ -346,7 +347,7 @@ def _published(recomputed: str, published: str | None) -> Check:
                  f"{published.strip()[:16]}…")
 
 
-def _header(game: dict[str, Any], winner: str) -> Check:
+def _header(game: dict[str, Any], winner: str | None) -> Check:
     """The header agrees with the log (the replay vouches for the log's GameOver)."""
     params = game["params"]
     wrong = [f"{name} {got!r}, log {want!r}" for name, got, want in (

@@ -155,3 +155,18 @@ def test_cli_verify(service: Service, db_url: str, tmp_path: Path,
         assert "FAIL export readable" in out and out.splitlines()[-1] == "NOT verified"
     assert main(["verify", str(tmp_path / "missing.json"), "--commitment", published]) == 1
     assert "NOT verified" in capsys.readouterr().out
+
+
+def test_ended_early_export_verifies(service: Service) -> None:
+    """A game the judge ended (GameEnded, no winner) reveals its seed like GameOver: its
+    export verifies against the commitment of the first post."""
+    from engine.commands import JudgeEnd
+    from storehelp import at, classic_game, first_post_commitment
+
+    classic_game(service, "ended1")
+    out = service.submit("ended1", JudgeEnd(reason="人数不足"), now=at(1, 10))
+    assert out.accepted
+    export = exported(service, "ended1")
+    assert export["game"]["status"] == "over" and export["game"]["winner"] is None
+    assert "seed" in export["game"]["params"]
+    assert failed(export, first_post_commitment(service, "ended1")) == set()
