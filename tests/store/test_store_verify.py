@@ -160,8 +160,9 @@ def test_cli_verify(service: Service, db_url: str, tmp_path: Path,
 def test_ended_early_export_verifies(service: Service) -> None:
     """A game the judge ended (GameEnded, no winner) reveals its seed like GameOver: its
     export verifies against the commitment of the first post."""
-    from engine.commands import JudgeEnd
     from storehelp import at, classic_game, first_post_commitment
+
+    from engine.commands import JudgeEnd
 
     classic_game(service, "ended1")
     out = service.submit("ended1", JudgeEnd(reason="人数不足"), now=at(1, 10))
