@@ -113,6 +113,8 @@ class ChatBot:
         self.time_zone = time_zone
         self.export_dir = Path(export_dir)
         self.rooms = Rooms(service, transport, self._dm)
+        # Rooms follow every commit, the scheduler's ticks included.
+        service.on_commit.append(self.after_commit)
 
     @property
     def judges(self) -> frozenset[str]:
@@ -156,8 +158,6 @@ class ChatBot:
                                   received_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
         except IntegrityError:
             pass
-        for gid in touched:
-            self.after_commit(gid)
         self.deliver(msg.at)
         for reply in turn.replies:
             self._dm(reply.to, reply.text)

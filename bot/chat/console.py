@@ -66,10 +66,6 @@ class Console:
         self.virtual = clock if isinstance(clock, VirtualClock) else None
         self.clock: Clock = clock or SystemClock()
         self._lock = threading.Lock()
-        service.on_commit.append(self._committed)
-
-    def _committed(self, gid: str) -> None:
-        self.bot.after_commit(gid)
 
     def note(self, text: str) -> None:
         print(f"# {text}", file=self.out, flush=True)

@@ -33,7 +33,6 @@ class Table:
         self.transport = MemoryTransport()
         self.bot = ChatBot(self.service, self.transport, judges=[JUDGE],
                            export_dir=tmp_path / "exports")
-        self.service.on_commit.append(self.bot.after_commit)
         self.now = datetime(2026, 12, 1, 7, 0, tzinfo=TZ)
         reply = self.say(JUDGE, " ".join(["新游戏 经典", *options]))
         self.code = re.search(r"游戏码 ([A-Z0-9]{4,8})", reply).group(1)  # type: ignore[union-attr]
