@@ -39,6 +39,7 @@ from bot.chat.rooms import Rooms
 from bot.chat.texts import room_name, ruleset_name, seats_text, t
 from bot.commands.convert import ConvertError, judge_command, player_command
 from bot.commands.parse import Parsed, ParseError, parse
+from bot.commands.vocabulary import VERBS
 from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
 from bot.outbox import deliver
 from bot.service import (
@@ -73,13 +74,11 @@ from engine.model import GameState
 log = logging.getLogger(__name__)
 MAX_TEXT = 4096
 END_CONFIRM = timedelta(minutes=10)
-# Verbs a judge sends for a game; the bot answers them itself (the engine has no part in them)
-# or turns them into the engine's judge commands.
-JUDGE_VERBS = {"new_game", "start", "kick", "tally", "substitute", "publish", "export", "end",
-               "bind", "pause", "resume", "record_vote", "void", "proxy", "confirm_correction",
-               "reject_correction", "yellow", "red", "notice", "contact", "close_at",
-               "open_at", "schedule", "extend"}
-ROOM_VERBS = {"kill", "nokill", "lock", "bind"}  # also accepted inside a room
+# Who may send what, and where, is the vocabulary's (bot/commands/vocabulary.yaml).
+JUDGE_VERBS = frozenset(k for k, v in VERBS.items() if v.who == "judge")
+KILLERS_ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "killers_room" in v.where)
+ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "room" in v.where) | KILLERS_ROOM_VERBS
+KILLERS_ROOM = "wolves"  # the engine group whose room takes the killers' commands
 VOTE_VERBS = {"vote", "abstain", "change", "correct"}
 
 
@@ -201,8 +200,9 @@ class ChatBot:
             if not in_room:
                 self._chatter(msg, turn)
             return
-        if in_room and p.verb not in ROOM_VERBS:
-            return  # a room is for talk; commands go by DM (kill/lock/bind excepted)
+        if in_room and (p.verb not in ROOM_VERBS or (
+                p.verb in KILLERS_ROOM_VERBS and self._room_group(msg.room) != KILLERS_ROOM)):
+            return  # a room is for talk; commands go by DM (the killers' own, and 绑定, aside)
         if p.verb == "new_game":
             self._new_game(msg, p, turn)
             return
@@ -287,6 +287,10 @@ class ChatBot:
                 if game is None or game.status == "active":
                     out.append(code)
         return out
+
+    def _room_group(self, room: str | None) -> str | None:
+        with self.service.db.read() as s:
+            return s.scalar(select(Room.name).where(Room.room_id == room))
 
     def _game_for(self, msg: Incoming, p: Parsed, turn: _Turn) -> str | None:
         if msg.room is not None:
