@@ -170,10 +170,10 @@ class Hygiene:
         where = f"{ev.type} {ev.data} to {aud} after {cmd!r}"
         n = len(after.seats)
         assert all(1 <= s <= n for s in seats), f"bad seat in the audience: {where}"
-        if ev.type == "GameOver":
+        if ev.type in ("GameOver", "GameEnded"):  # GameEnded: the judge ended it early
             self.over = True
             return
-        assert not self.over, f"an event after GameOver: {where}"
+        assert not self.over, f"an event after the end: {where}"
         if ev.type.endswith("Judge"):  # the judge's side of a private exchange
             assert not aud.public and not seats and aud.group is None, f"judge only: {where}"
         if aud.public:

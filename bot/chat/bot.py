@@ -218,6 +218,10 @@ class ChatBot:
         gid = self._game_for(msg, p, turn)
         if gid is None:
             return
+        lobby = self._lobby(gid)
+        if lobby is not None and lobby.status == "cancelled":
+            turn.say(msg.sender, t("game_finished", code=gid))
+            return
         judge = self._is_judge(gid, msg.sender)
         if self._is_lobby(gid):
             self._lobby_verb(msg, p, gid, judge, turn, touched)

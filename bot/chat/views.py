@@ -102,9 +102,10 @@ def player_help(state: GameState, seat: int, dm_votes: bool) -> str:
                     "hunter": duty_help(state.ruleset, "hunter"),
                     "setup": duty_help(state.ruleset, "setup")}[dl.kind]
             lines.append(f"{what}（{t('help_until', due=_hm(dl.due))}）")
-    if dm_votes and st.alive and state.phase.startswith("D"):
+    if st.alive and state.phase.startswith("D"):
         day = int(state.phase[1:])
-        lines.append(t("help_day_vote", close=_hm(state.schedule.close_at(day))))
+        lines.append(t("help_day_vote" if dm_votes else "help_forum_vote",
+                       close=_hm(state.schedule.close_at(day))))
     lines.append(t("help_always"))
     when = phase_text(state.phase)
     return "\n".join([t("help_head", when=when), *lines])
