@@ -202,7 +202,8 @@ class ChatBot:
                 self._chatter(msg, turn)
             return
         if in_room and p.verb not in ROOM_VERBS:
-            return  # a room is for talk; commands go by DM (kill/lock/bind excepted)
+            self._in_room(msg, p, turn)  # a room is for talk; commands go by DM
+            return
         if p.verb == "new_game":
             self._new_game(msg, p, turn)
             return
@@ -222,8 +223,7 @@ class ChatBot:
         if self._is_lobby(gid):
             self._lobby_verb(msg, p, gid, judge, turn, touched)
             return
-        two = len(p.seats) == 2 and p.verb in ("change", "correct")
-        if p.verb in JUDGE_VERBS or two or (p.verb == "status" and judge and self.service.seat_of(
+        if _judge_form(p) or (p.verb == "status" and judge and self.service.seat_of(
                 gid, msg.sender) is None):
             if not judge:
                 log.warning("%s: judge command %s from %s refused", gid, p.verb, msg.sender)
@@ -232,6 +232,20 @@ class ChatBot:
             self._judge_verb(msg, p, gid, turn, touched)
             return
         self._player_verb(msg, p, gid, turn, touched)
+
+    def _in_room(self, msg: Incoming, p: Parsed, turn: _Turn) -> None:
+        """A command other than kill/lock/bind in a room: nothing is said in the room. A judge
+        command from anyone but a judge is refused by DM and logged (CHAT.md: people)."""
+        if not _judge_form(p):
+            return  # a player's command word in room talk ("过") is talk
+        with self.service.db.read() as s:
+            gid = s.scalar(select(Room.game_id).where(Room.room_id == msg.room))
+        if msg.sender in self.judges or (gid is not None and self._is_judge(gid, msg.sender)):
+            turn.say(msg.sender, t("not_here"))
+            return
+        log.warning("%s: judge command %s from %s in room %s refused", gid, p.verb,
+                    msg.sender, msg.room)
+        turn.say(msg.sender, t("judge_only"))
 
     def _chatter(self, msg: Incoming, turn: _Turn) -> None:
         """A DM that is no command: relayed to the sender's room in relay mode, else help."""
@@ -300,7 +314,10 @@ class ChatBot:
             return p.game
         mine = sorted(set(self._player_games(msg.sender)) | set(self._active_judged(msg.sender)))
         if not mine:
-            if p.verb == "help":
+            if _judge_form(p) and msg.sender not in self.judges:
+                log.warning("judge command %s from %s (no game) refused", p.verb, msg.sender)
+                turn.say(msg.sender, t("judge_only"))
+            elif p.verb == "help":
                 turn.say(msg.sender, self._stranger_help(msg.sender))
             else:
                 turn.say(msg.sender, t("no_game") if msg.sender not in self.judges else
@@ -754,6 +771,11 @@ class ChatBot:
         lobby = self._lobby(gid)
         if lobby is not None:
             turn.say(lobby.judge, t("sub_done_judge", code=gid, seat=seat, contact=msg.sender))
+
+
+def _judge_form(p: Parsed) -> bool:
+    """A judge's command (`改票 S T` and `更正 S T` name the voter: the judge's forms)."""
+    return p.verb in JUDGE_VERBS or (len(p.seats) == 2 and p.verb in ("change", "correct"))
 
 
 __all__ = ["ChatBot", "Incoming", "seats_text", "UnknownGame"]
