@@ -41,6 +41,7 @@ from bot.commands.convert import ConvertError, judge_command, player_command
 from bot.commands.parse import Parsed, ParseError, parse
 from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
 from bot.outbox import deliver
+from bot.render import messages_for
 from bot.service import (
     GAME_ID,
     MAX_ID,
@@ -616,9 +617,18 @@ class ChatBot:
         if out.status == "noop":
             turn.say(msg.sender, t("unchanged"))
             return out
-        if not self._answered(gid, out, msg.sender, seat):
-            turn.say(msg.sender, self._receipt(gid, cmd, seat))
+        if not self._answered(gid, out, msg.sender, seat, in_room=msg.room is not None):
+            # A killer's DM answered in the killers' room still gets its answer by DM.
+            echo = [messages_for(e, seat, out.state.ruleset if out.state else "classic") or ""
+                    for e in self._room_events(gid, out)] if seat is not None else []
+            turn.say(msg.sender, "\n".join(x for x in echo if x) or self._receipt(gid, cmd, seat))
         return out
+
+    def _room_events(self, gid: str, out: Outcome) -> list[Event]:
+        """The outcome's events for a group that has a room (posted there, not DMed)."""
+        with self.service.db.read() as s:
+            rooms = set(s.scalars(select(Room.name).where(Room.game_id == gid)))
+        return [e for e in out.events if not e.audience.public and e.audience.group in rooms]
 
     def _receipt(self, gid: str, cmd: Command, seat: int | None) -> str:
         """The reply to an accepted command whose events say nothing to the sender."""
@@ -635,10 +645,14 @@ class ChatBot:
             return t(f"receipts.{cmd.kind}", target=target_text)
         return t("receipts.default", what=describe_command(cmd))
 
-    def _answered(self, gid: str, out: Outcome, sender: str, seat: int | None) -> bool:
-        """Whether the outcome's own messages already answer the sender."""
+    def _answered(self, gid: str, out: Outcome, sender: str, seat: int | None, *,
+                  in_room: bool = False) -> bool:
+        """Whether the outcome's own messages already answer the sender (a room post answers
+        a command sent in that room, not one sent by DM)."""
         if seat is not None:
-            return any(seat in e.audience.seats and not e.audience.public for e in out.events)
+            by_room = [] if in_room else self._room_events(gid, out)
+            return any(seat in e.audience.seats and not e.audience.public and e not in by_room
+                       for e in out.events)
         with self.service.db.read() as s:
             judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
         return judge == sender
