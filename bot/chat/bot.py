@@ -16,7 +16,7 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,6 +42,7 @@ from bot.commands.parse import Parsed, ParseError, parse
 from bot.commands.vocabulary import VERBS
 from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
 from bot.outbox import deliver
+from bot.render import messages_for
 from bot.service import (
     GAME_ID,
     MAX_ID,
@@ -103,8 +104,11 @@ class ChatBot:
 
     def __init__(self, service: Service, transport: Transport, *,
                  judges: Iterable[str] | None = None, time_zone: str = DEFAULT_TIME_ZONE,
-                 export_dir: Path | str = "exports") -> None:
+                 export_dir: Path | str = "exports",
+                 seeds: Callable[[], str] = new_seed) -> None:
         self.service = service
+        # Where `开始` gets a game's secret seed: the OS CSPRNG; a fixed one only in tests.
+        self.seeds = seeds
         if judges is not None:
             service.judges = frozenset(judges)
         self.transport = transport
@@ -202,7 +206,8 @@ class ChatBot:
             return
         if in_room and (p.verb not in ROOM_VERBS or (
                 p.verb in KILLERS_ROOM_VERBS and self._room_group(msg.room) != KILLERS_ROOM)):
-            return  # a room is for talk; commands go by DM (the killers' own, and 绑定, aside)
+            self._in_room(msg, p, turn)  # a room is for talk; commands go by DM
+            return
         if p.verb == "new_game":
             self._new_game(msg, p, turn)
             return
@@ -226,8 +231,7 @@ class ChatBot:
         if self._is_lobby(gid):
             self._lobby_verb(msg, p, gid, judge, turn, touched)
             return
-        two = len(p.seats) == 2 and p.verb in ("change", "correct")
-        if p.verb in JUDGE_VERBS or two or (p.verb == "status" and judge and self.service.seat_of(
+        if _judge_form(p) or (p.verb == "status" and judge and self.service.seat_of(
                 gid, msg.sender) is None):
             if not judge:
                 log.warning("%s: judge command %s from %s refused", gid, p.verb, msg.sender)
@@ -236,6 +240,20 @@ class ChatBot:
             self._judge_verb(msg, p, gid, turn, touched)
             return
         self._player_verb(msg, p, gid, turn, touched)
+
+    def _in_room(self, msg: Incoming, p: Parsed, turn: _Turn) -> None:
+        """A command other than kill/lock/bind in a room: nothing is said in the room. A judge
+        command from anyone but a judge is refused by DM and logged (CHAT.md: people)."""
+        if not _judge_form(p):
+            return  # a player's command word in room talk ("过") is talk
+        with self.service.db.read() as s:
+            gid = s.scalar(select(Room.game_id).where(Room.room_id == msg.room))
+        if msg.sender in self.judges or (gid is not None and self._is_judge(gid, msg.sender)):
+            turn.say(msg.sender, t("not_here"))
+            return
+        log.warning("%s: judge command %s from %s in room %s refused", gid, p.verb,
+                    msg.sender, msg.room)
+        turn.say(msg.sender, t("judge_only"))
 
     def _chatter(self, msg: Incoming, turn: _Turn) -> None:
         """A DM that is no command: relayed to the sender's room in relay mode, else help."""
@@ -308,7 +326,10 @@ class ChatBot:
             return p.game
         mine = sorted(set(self._player_games(msg.sender)) | set(self._active_judged(msg.sender)))
         if not mine:
-            if p.verb == "help":
+            if _judge_form(p) and msg.sender not in self.judges:
+                log.warning("judge command %s from %s (no game) refused", p.verb, msg.sender)
+                turn.say(msg.sender, t("judge_only"))
+            elif p.verb == "help":
                 turn.say(msg.sender, self._stranger_help(msg.sender))
             else:
                 turn.say(msg.sender, t("no_game") if msg.sender not in self.judges else
@@ -480,7 +501,7 @@ class ChatBot:
                                    joined=len(members)))
             return
         now = wall_clock(msg.at, zone(lobby.time_zone)).replace(second=0, microsecond=0)
-        seed = new_seed()
+        seed = self.seeds()
         order = seat_order(seed, [m.contact_id for m in members],
                            lobby.chat_options.get("deal.seats", "seed"))
         names = {m.contact_id: m.forum_name for m in members}
@@ -624,9 +645,18 @@ class ChatBot:
         if out.status == "noop":
             turn.say(msg.sender, t("unchanged"))
             return out
-        if not self._answered(gid, out, msg, seat):
-            turn.say(msg.sender, self._receipt(gid, cmd, seat))
+        if not self._answered(gid, out, msg.sender, seat, in_room=msg.room is not None):
+            # A killer's DM answered in the killers' room still gets its answer by DM.
+            echo = [messages_for(e, seat, out.state.ruleset if out.state else "classic") or ""
+                    for e in self._room_events(gid, out)] if seat is not None else []
+            turn.say(msg.sender, "\n".join(x for x in echo if x) or self._receipt(gid, cmd, seat))
         return out
+
+    def _room_events(self, gid: str, out: Outcome) -> list[Event]:
+        """The outcome's events for a group that has a room (posted there, not DMed)."""
+        with self.service.db.read() as s:
+            rooms = set(s.scalars(select(Room.name).where(Room.game_id == gid)))
+        return [e for e in out.events if not e.audience.public and e.audience.group in rooms]
 
     def _receipt(self, gid: str, cmd: Command, seat: int | None) -> str:
         """The reply to an accepted command whose events say nothing to the sender."""
@@ -645,16 +675,17 @@ class ChatBot:
             return t("receipts.default", what=views.submission(cmd.skill, list(cmd.targets)))
         return t("receipts.default", what=describe_command(cmd))
 
-    def _answered(self, gid: str, out: Outcome, msg: Incoming, seat: int | None) -> bool:
-        """Whether the outcome's own messages already answer the sender where they asked: a
-        DM by a private message to the seat, a room post by a post in that room."""
+    def _answered(self, gid: str, out: Outcome, sender: str, seat: int | None, *,
+                  in_room: bool = False) -> bool:
+        """Whether the outcome's own messages already answer the sender (a room post answers
+        a command sent in that room, not one sent by DM)."""
         if seat is not None:
-            return any(seat in e.audience.seats and not e.audience.public
-                       and (e.audience.group is None) == (msg.room is None)
+            by_room = [] if in_room else self._room_events(gid, out)
+            return any(seat in e.audience.seats and not e.audience.public and e not in by_room
                        for e in out.events)
         with self.service.db.read() as s:
             judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
-        return judge == msg.sender
+        return judge == sender
 
     # judge commands ----------------------------------------------------------------------------
     def _judge_verb(self, msg: Incoming, p: Parsed, gid: str, turn: _Turn,
@@ -784,6 +815,11 @@ class ChatBot:
         lobby = self._lobby(gid)
         if lobby is not None:
             turn.say(lobby.judge, t("sub_done_judge", code=gid, seat=seat, contact=msg.sender))
+
+
+def _judge_form(p: Parsed) -> bool:
+    """A judge's command (`改票 S T` and `更正 S T` name the voter: the judge's forms)."""
+    return p.verb in JUDGE_VERBS or (len(p.seats) == 2 and p.verb in ("change", "correct"))
 
 
 __all__ = ["ChatBot", "Incoming", "seats_text", "UnknownGame"]

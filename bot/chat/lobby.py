@@ -37,7 +37,7 @@ OPEN, CLOSE = time(9, 0), time(21, 0)
 class LobbyError(ValueError):
     """A refusal: `key` names the text in texts.yaml, `fields` fill it in."""
 
-    def __init__(self, key: str, **fields: Any) -> None:
+    def __init__(self, key: str, /, **fields: Any) -> None:  # a field may be called `key`
         super().__init__(key)
         self.key = key
         self.fields = fields

@@ -109,12 +109,12 @@ class Rooms:
                 self._post(room, t("room_members", code=gid, room=room_name(group),
                                    members=seats_text(plan.seats)))
                 return
-        asked = list(lobby.chat_options.get("rooms_asked", []))
-        if group in asked:
-            return  # the judge was told once
-        with self.service.db.write() as s:
+        with self.service.db.write() as s:  # the row as it is now, not `lobby`'s copy
             row = s.get(Lobby, lobby.code)
             assert row is not None
+            asked = list(row.chat_options.get("rooms_asked", []))
+            if group in asked:
+                return  # the judge was told once
             row.chat_options = {**row.chat_options, "rooms_asked": [*asked, group]}
         judges = t("room_judges") if lobby.chat_options.get(
             "groups.judges_in_rooms", "true") == "true" else ""

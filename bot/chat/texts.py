@@ -16,7 +16,7 @@ def texts() -> dict[str, Any]:
     return yaml.safe_load((Path(__file__).parent / "texts.yaml").read_text(encoding="utf-8"))
 
 
-def t(key: str, **fields: Any) -> str:
+def t(key: str, /, **fields: Any) -> str:  # a field may be called `key`
     """The text `key` (a dotted path into texts.yaml) with `fields` filled in."""
     node: Any = texts()
     for part in key.split("."):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,6 +24,12 @@ JUDGE = "J"
 _ids = itertools.count()
 
 
+def _seeds() -> Callable[[], str]:
+    """Fixed seeds, one per game: the same deal every run."""
+    counter = itertools.count(1)
+    return lambda: f"{next(counter):064x}"
+
+
 class Table:
     """A chat bot on a memory transport with a clock the test moves."""
 
@@ -31,7 +38,7 @@ class Table:
         migrate(url)
         self.service = Service(url)
         self.transport = MemoryTransport()
-        self.bot = ChatBot(self.service, self.transport, judges=[JUDGE],
+        self.bot = ChatBot(self.service, self.transport, seeds=_seeds(), judges=[JUDGE],
                            export_dir=tmp_path / "exports")
         self.now = datetime(2026, 12, 1, 7, 0, tzinfo=TZ)
         reply = self.say(JUDGE, " ".join(["新游戏 经典", *options]))
