@@ -1,0 +1,208 @@
+"""Engine benchmark: whole random games per second, commands per second, and a profile.
+
+    python bench/engine.py                  # every case, 5 runs each, then a profile
+    python bench/engine.py --games 20 --runs 3 --case classic-12
+    python bench/engine.py --no-profile
+
+Each case plays the same `--games` random whole games (seeds 0, 1, …) with the random driver of
+tests/randomplay.py (tests/randomplay_anomaly.py for anomaly), under the default options, on a
+simulated clock, pinned to one core. The driver's own input check (a deep copy of the state
+before every command, to prove handle() leaves it alone) is switched off here: it costs more
+than the engine and the tests keep doing it.
+
+Reported per case, as min / median / max over `--runs` runs:
+- games/s: whole games per second, the driver's own work (choosing commands) included;
+- engine games/s: the same games counting only the time spent in new_game() and handle();
+- µs/command: engine time per handle() call (accepted, refused and stale ticks alike).
+
+The digest is a hash of every game's final snapshot (model_dump_json) and event count: equal
+digests before and after a change say the engine played the very same games.
+
+Never put a timed assertion in a test; this script reports, it does not judge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import io
+import os
+import platform
+import pstats
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import randomplay  # noqa: E402  (tests/ holds the shared random driver)
+import randomplay_anomaly  # noqa: E402
+
+import engine.core  # noqa: E402
+
+CASES: dict[str, tuple[str, int]] = {
+    "classic-12": ("classic", 12),
+    "anomaly-12": ("anomaly", 12),
+    "anomaly-13": ("anomaly", 13),
+    "anomaly-14": ("anomaly", 14),
+}
+
+
+class Timer:
+    """Wraps handle() and new_game() as the driver module sees them, adding up their time."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.calls = 0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - t0
+                self.calls += 1
+        return timed
+
+
+@dataclass
+class Run:
+    seconds: float  # wall time of the whole games
+    engine_seconds: float  # inside new_game() and handle()
+    commands: int  # handle() calls
+    games: int
+    digest: str
+
+
+def _driver_class(ruleset: str) -> type[randomplay.Driver]:
+    return randomplay_anomaly.AnomalyDriver if ruleset == "anomaly" else randomplay.Driver
+
+
+def play_games(ruleset: str, players: int, games: int) -> Run:
+    """Play `games` whole games (seeds 0 …) and time them."""
+    handle_timer, new_timer = Timer(), Timer()
+    orig_handle, orig_new = randomplay.handle, randomplay.new_game
+    randomplay.handle = handle_timer.wrap(orig_handle)
+    randomplay.new_game = new_timer.wrap(orig_new)
+    digest = hashlib.sha256()
+    cls = _driver_class(ruleset)
+    try:
+        t0 = time.perf_counter()
+        for i in range(games):
+            driver = cls(random.Random(i), seed=f"bench-{i}", ruleset=ruleset, players=players)
+            driver.verify_input = False
+            trace = driver.play()
+            assert trace.final is not None
+            digest.update(trace.final.model_dump_json().encode())
+            digest.update(str(len(trace.events)).encode())
+        wall = time.perf_counter() - t0
+    finally:
+        randomplay.handle, randomplay.new_game = orig_handle, orig_new
+    return Run(wall, handle_timer.seconds + new_timer.seconds, handle_timer.calls, games,
+               digest.hexdigest()[:16])
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "?"
+    return (f"{cpu}, {os.cpu_count()} cores (load average {load}); "
+            f"Python {platform.python_version()} ({platform.python_implementation()}); "
+            f"pydantic {_version('pydantic')}")
+
+
+def _version(module: str) -> str:
+    try:
+        return __import__(module).VERSION
+    except Exception:  # noqa: BLE001  (a report, not a check)
+        return "?"
+
+
+def pin_one_core() -> str:
+    if hasattr(os, "sched_setaffinity"):
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned"
+
+
+def spread(values: list[float], fmt: str = "{:.1f}") -> str:
+    return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values),
+                                              max(values)))
+
+
+def profile(ruleset: str, players: int, games: int, top: int) -> str:
+    prof = cProfile.Profile()
+    prof.enable()
+    play_games(ruleset, players, games)
+    prof.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    text = out.getvalue()
+    # keep the table, drop pstats' preamble
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    total = next((line.strip() for line in lines if "function calls" in line), "")
+    root = str(ROOT) + "/"
+    return "\n".join([total, *(line.replace(root, "") for line in lines[start:] if line.strip())])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=30, help="games per run (default 30)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per case (default 5)")
+    ap.add_argument("--case", action="append", choices=sorted(CASES),
+                    help="only these cases (repeatable)")
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--profile-case", default="classic-12", choices=sorted(CASES))
+    ap.add_argument("--top", type=int, default=25, help="profile rows (default 25)")
+    args = ap.parse_args(argv)
+
+    print(f"machine: {machine()}")
+    print(f"process: {pin_one_core()}; engine: {engine.core.__name__}")
+    print(f"{args.games} games per run, {args.runs} runs per case, min / median / max\n")
+    header = (f"{'case':<11} {'games/s':>20} {'engine games/s':>22} {'µs/command':>20} "
+              f"{'cmds/game':>9} {'commands/s':>10}  digest")
+    print(header)
+    print("-" * len(header))
+    for name in args.case or list(CASES):
+        ruleset, players = CASES[name]
+        play_games(ruleset, players, 2)  # warm up: imports, caches
+        runs = [play_games(ruleset, players, args.games) for _ in range(args.runs)]
+        digests = {r.digest for r in runs}
+        assert len(digests) == 1, f"{name}: the runs played different games {digests}"
+        gps = [r.games / r.seconds for r in runs]
+        egps = [r.games / r.engine_seconds for r in runs]
+        us = [1e6 * r.engine_seconds / r.commands for r in runs]
+        cps = [r.commands / r.engine_seconds for r in runs]
+        per_game = runs[0].commands / runs[0].games
+        print(f"{name:<11} {spread(gps):>20} {spread(egps):>22} {spread(us):>20} "
+              f"{per_game:>9.1f} {statistics.median(cps):>10.0f}  {runs[0].digest}")
+    if not args.no_profile:
+        ruleset, players = CASES[args.profile_case]
+        print(f"\nprofile: {args.profile_case}, {args.games} games, top {args.top} by own time "
+              "(driver included)")
+        print(profile(ruleset, players, args.games, args.top))
+
+
+if __name__ == "__main__":
+    main()
