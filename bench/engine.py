@@ -28,6 +28,7 @@ import cProfile
 import hashlib
 import io
 import os
+import pickle
 import platform
 import pstats
 import random
@@ -47,6 +48,19 @@ import randomplay  # noqa: E402  (tests/ holds the shared random driver)
 import randomplay_anomaly  # noqa: E402
 
 import engine.core  # noqa: E402
+from engine.model import GameState  # noqa: E402
+
+# How handle() copies the state it works on: the engine's own mechanism, or an alternative to
+# compare it with. "none" works on the caller's state itself: it breaks the engine's contract
+# (a refusal would leave its half-done changes behind) and only shows the floor, what the rest of
+# the engine costs, i.e. the best that validate-then-mutate or a change journal could reach.
+COPIES: dict[str, Any] = {
+    "engine": engine.core.working_copy,
+    "deepcopy": lambda s: s.model_copy(deep=True),
+    "dump-validate": lambda s: GameState.model_validate(s.model_dump()),
+    "pickle": lambda s: pickle.loads(pickle.dumps(s, pickle.HIGHEST_PROTOCOL)),
+    "none": lambda s: s,
+}
 
 CASES: dict[str, tuple[str, int]] = {
     "classic-12": ("classic", 12),
@@ -172,13 +186,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs per case (default 5)")
     ap.add_argument("--case", action="append", choices=sorted(CASES),
                     help="only these cases (repeatable)")
+    ap.add_argument("--copy", default="engine", choices=list(COPIES),
+                    help="how handle() copies the state (default: the engine's own)")
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--profile-case", default="classic-12", choices=sorted(CASES))
     ap.add_argument("--top", type=int, default=25, help="profile rows (default 25)")
     args = ap.parse_args(argv)
+    engine.core.working_copy = COPIES[args.copy]
 
     print(f"machine: {machine()}")
-    print(f"process: {pin_one_core()}; engine: {engine.core.__name__}")
+    print(f"process: {pin_one_core()}; state copy per command: {args.copy}")
     print(f"{args.games} games per run, {args.runs} runs per case, min / median / max\n")
     header = (f"{'case':<11} {'games/s':>20} {'engine games/s':>22} {'µs/command':>20} "
               f"{'cmds/game':>9} {'commands/s':>10}  digest")

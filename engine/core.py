@@ -1,7 +1,8 @@
 """handle(state, command, now) -> (state, events) | Rejection. Pure: no clock, no I/O.
 
-The state given is never changed: the engine works on a deep copy and throws it away when a
-command is refused, so a refused command changes nothing.
+The state given is never changed: the engine works on a copy (`engine.clone.clone`, a deep copy
+that shares only what never changes in place) and throws it away when a command is refused, so
+a refused command changes nothing and an accepted one is all-or-nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from engine import rng
+from engine.clone import clone
 from engine.commands import (
     Act,
     Command,
@@ -531,6 +533,11 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
 # handle
 
 
+def working_copy(state: GameState) -> GameState:
+    """The copy a command works on (bench/engine.py swaps it to compare mechanisms)."""
+    return clone(state)
+
+
 def handle(state: GameState, command: Command | dict, now: datetime
            ) -> tuple[GameState, list[Event]] | Rejection:
     if isinstance(command, dict):
@@ -542,7 +549,7 @@ def handle(state: GameState, command: Command | dict, now: datetime
             return state, []  # stale tick, or the clock is stopped (JudgePause)
     elif state.over:
         return Rejection(code="game_over")
-    work = state.model_copy(deep=True)
+    work = working_copy(state)
     ctx = Ctx(work, now, rs)
     try:
         _dispatch(ctx, command)

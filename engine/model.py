@@ -1,11 +1,18 @@
-"""The game state. Plain pydantic data; the engine never mutates a state it was given."""
+"""The game state. Plain pydantic data; the engine never mutates a state it was given.
+
+`handle` works on `engine.clone.clone(state)`, which shares what cannot change: the frozen models
+below (a deadline, a vote post, a correction request is replaced, never changed in place, its
+lists included) and the options (fixed when the game is created).
+"""
 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.clone import SHARED
 
 OUT_CAUSES = ("vote", "kill", "poison", "lovers", "red-card", "infect", "overload",
               "patricide", "format", "firewall", "shredder", "zeroing")
@@ -70,7 +77,10 @@ class Schedule(BaseModel):
 
 
 class Deadline(BaseModel):
-    """A moment the engine must act on. `anchor` lets a judge's time change move it."""
+    """A moment the engine must act on. `anchor` lets a judge's time change move it.
+    Frozen: replaced (`model_copy(update=…)`), never changed in place."""
+
+    model_config = ConfigDict(frozen=True)
 
     id: str
     kind: str
@@ -118,6 +128,10 @@ class Night(BaseModel):
 
 
 class VotePost(BaseModel):
+    """Frozen: a correction replaces the post."""
+
+    model_config = ConfigDict(frozen=True)
+
     at: datetime
     target: int | None = None  # None = abstain
     void: bool = False
@@ -128,6 +142,8 @@ class VotePost(BaseModel):
 class CorrectionRequest(BaseModel):
     """A player's `更正` awaiting the judge (AMB-P-09): it changes nothing until confirmed."""
 
+    model_config = ConfigDict(frozen=True)
+
     target: int | None = None  # None = abstain
     at: datetime  # when the player asked
 
@@ -135,7 +151,7 @@ class CorrectionRequest(BaseModel):
 class GameState(BaseModel):
     game_id: str
     ruleset: str
-    options: dict[str, Any]
+    options: Annotated[dict[str, Any], SHARED]  # set by new_game, never changed after
     seats: list[Seat]
     schedule: Schedule
     seed: str
