@@ -109,8 +109,8 @@ def _expr(tp: Any, var: str, ns: dict[str, Any], depth: int = 0) -> str | None:
         return (f"{var}.copy()" if inner is None
                 else f"{{k{depth}: {inner} for k{depth}, {item} in {var}.items()}}")
     if origin is tuple:
-        args = [a for a in typing.get_args(tp) if a is not Ellipsis]
-        return None if all(_expr(a, item, ns, depth + 1) is None for a in args) else \
+        items = [a for a in typing.get_args(tp) if a is not Ellipsis]
+        return None if all(_expr(a, item, ns, depth + 1) is None for a in items) else \
             f"_json({var})"
     if origin is frozenset:
         return None

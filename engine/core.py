@@ -8,7 +8,7 @@ a refused command changes nothing and an accepted one is all-or-nothing.
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Literal, NoReturn, overload
 
 from pydantic import TypeAdapter
 
@@ -35,6 +35,7 @@ from engine.commands import (
 )
 from engine.events import Audience, Event, Rejection
 from engine.model import (
+    Anchor,
     CorrectionRequest,
     Deadline,
     GameState,
@@ -91,8 +92,15 @@ class Ctx:
     def opt(self, key: str) -> Any:
         return self.state.options[key]
 
-    def reject(self, code: str, **data: Any) -> None:
+    def reject(self, code: str, **data: Any) -> NoReturn:
         raise Reject(code, **data)
+
+    @property
+    def night(self) -> Night:
+        """The current night, for rule code that only runs while there is one."""
+        night = self.state.night
+        assert night is not None, "no night"
+        return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
         self.events.append(Event(type=type_, at=self.now, phase=self.state.phase,
@@ -148,7 +156,14 @@ class Ctx:
             self.reject("no_such_seat", seat=n)
         return self.state.seat(n)
 
+    @overload
+    def living_target(self, n: int | None, *, allow_none: Literal[False] = False) -> int: ...
+
+    @overload
+    def living_target(self, n: int | None, *, allow_none: bool) -> int | None: ...
+
     def living_target(self, n: int | None, *, allow_none: bool = False) -> int | None:
+        """`n` if it is a living seat (or None, when `allow_none`); else a refusal."""
         if n is None:
             if not allow_none:
                 self.reject("target_required")
@@ -158,7 +173,8 @@ class Ctx:
         return n
 
     # deadlines ---------------------------------------------------------
-    def due(self, anchor: str, day: int, offset_min: int, at: datetime | None = None) -> datetime:
+    def due(self, anchor: Anchor, day: int, offset_min: int,
+            at: datetime | None = None) -> datetime:
         sch = self.state.schedule
         if anchor == "open":
             base = sch.open_at(day)
@@ -171,7 +187,7 @@ class Ctx:
             base = at
         return base + timedelta(minutes=offset_min)
 
-    def add_deadline(self, kind: str, day: int, anchor: str, offset_min: int = 0,
+    def add_deadline(self, kind: str, day: int, anchor: Anchor, offset_min: int = 0,
                      seats: list[int] | None = None, key: str = "",
                      at: datetime | None = None) -> Deadline:
         ident = f"{kind}:{key or day}"
@@ -219,14 +235,14 @@ class Ctx:
                     update={"due": dues[dl.parent] - timedelta(minutes=dl.offset_min)})
 
     # deadline offsets (options) -------------------------------------------------
-    def night_deadline(self) -> tuple[str, int]:
+    def night_deadline(self) -> tuple[Anchor, int]:
         return "close", self.opt("deadlines.night_action")
 
-    def witch_deadline(self) -> tuple[str, int]:
+    def witch_deadline(self) -> tuple[Anchor, int]:
         return witch_deadline(str(self.opt("deadlines.witch")))
 
     # night slots ---------------------------------------------------------
-    def add_slot(self, key: str, seats: list[int], anchor: str, offset_min: int,
+    def add_slot(self, key: str, seats: list[int], anchor: Anchor, offset_min: int,
                  yellow: bool) -> Slot:
         night = self.state.night
         assert night is not None

@@ -76,6 +76,10 @@ class Schedule(BaseModel):
         return datetime.combine(self.start + timedelta(days=day - 1), self.close)
 
 
+# Where a deadline hangs: a day's open or close, the midnight after a day's close, or a moment.
+Anchor = Literal["open", "close", "morning", "at"]
+
+
 class Deadline(BaseModel):
     """A moment the engine must act on. `anchor` lets a judge's time change move it.
     Frozen: replaced (`model_copy(update=…)`), never changed in place."""
@@ -86,7 +90,7 @@ class Deadline(BaseModel):
     kind: str
     day: int
     seats: list[int] = Field(default_factory=list)
-    anchor: Literal["open", "close", "morning", "at"]
+    anchor: Anchor
     offset_min: int = 0  # "morning": minutes after midnight of the day after day `day` closes
     due: datetime
     parent: str | None = None  # a reminder's deadline: due `offset_min` minutes before it

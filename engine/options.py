@@ -76,7 +76,7 @@ COMMON_OPTIONS: OptionSpec = {
 }
 
 
-def witch_deadline(value: str) -> tuple[str, int]:
+def witch_deadline(value: str) -> tuple[Literal["morning", "close"], int]:
     """("morning", minutes after midnight) for HH:MM, ("close", minutes) for a duration."""
     m = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
     if m and int(m.group(1)) < 24 and int(m.group(2)) < 60:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from engine.commands import Act
 from engine.core import Ctx
-from engine.model import Deadline, Seat, Slot
+from engine.model import Deadline, Seat, Slot, Submission
 from engine.options import COMMON_OPTIONS, OptionError, OptionSpec, duration_minutes
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
@@ -89,7 +89,7 @@ class Anomaly(Ruleset):
     reported_slot = "head"
 
     def reported_target(self, ctx: Ctx) -> int | None:
-        head = ctx.state.night.slots.get("head")
+        head = ctx.night.slots.get("head")
         return head.sub.options.get("infect") if head and head.sub else None
 
     def validate(self, options: dict) -> None:
@@ -230,8 +230,8 @@ class Anomaly(Ruleset):
         state.data["able_at_open"][str(n)] = able
         witch = next((s for s in state.living() if s.role == "witch" and s.camp == NORMAL), None)
         acts = witch is not None and (_can_purify(ctx, witch) or _can_format(witch))
-        night.data["tongling"] = witch.seat if acts and witch.holds("tongling") and _stage(
-            witch) in ctx.opt("anomaly.witch_tongling_stages") else None
+        night.data["tongling"] = witch.seat if witch is not None and acts and witch.holds(
+            "tongling") and _stage(witch) in ctx.opt("anomaly.witch_tongling_stages") else None
         for role, skill, key, (anchor, offset), yellow in (
                 ("seer", "see", "see", ctx.night_deadline(), True),
                 ("guard", "firewall", "guard", ctx.night_deadline(), False),
@@ -240,7 +240,7 @@ class Anomaly(Ruleset):
             if actor is None:
                 continue
             usable = (_can_purify(ctx, actor) or _can_format(actor)) if role == "witch" \
-                else actor.holds(skill)
+                else skill is not None and actor.holds(skill)
             if usable:
                 ctx.add_slot(key, [actor.seat], anchor, offset,
                              yellow=yellow and self.procedures_apply(ctx))
@@ -413,7 +413,7 @@ def _act_infect(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
     if target == st.seat:
         ctx.reject("no_self_infect")
     mode = cmd.options.get("mode")
-    stage = ctx.state.night.data["stages"].get(str(st.seat))
+    stage = ctx.night.data["stages"].get(str(st.seat))
     if stage == "complete" and mode not in (1, 2):
         ctx.reject("infect_mode_required")
     if stage != "complete" and mode is not None:
@@ -510,7 +510,7 @@ def _act_purify(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
 
 
 def _act_format(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
-    if ctx.state.night.data["stages"].get(str(st.seat)) != "complete":
+    if ctx.night.data["stages"].get(str(st.seat)) != "complete":
         ctx.reject("skill_not_at_stage")
     _act_witch(ctx, st, slot, cmd, target, other="purify")
 
@@ -546,12 +546,11 @@ class _Pipeline:
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
         self.state = ctx.state
-        self.night = ctx.state.night
-        assert self.night is not None
+        self.night = ctx.night
         self.n = self.night.day
         self.stages: dict[int, str] = {int(k): v for k, v in self.night.data["stages"].items()}
 
-    def sub(self, key: str) -> Any:
+    def sub(self, key: str) -> Submission | None:
         slot = self.night.slots.get(key)
         if slot is None or slot.sub is None:
             return None
@@ -574,7 +573,8 @@ class _Pipeline:
         infect = head_sub.options.get("infect") if head_sub else None
         mode = head_sub.options.get("mode") if head_sub else None
         blood = head_sub.options.get("bloodsight") if head_sub else None
-        seer_used = self.sub("see") is not None and self.sub("see").skill == "see"
+        see = self.sub("see")
+        seer_used = see is not None and see.skill == "see"
         firewall = self.target("guard", "firewall")
         witch_slot = self.night.slots.get("witch")
         witch = witch_slot.seats[0] if witch_slot else None
@@ -605,11 +605,13 @@ class _Pipeline:
                     or (rule == "firewall_had_no_effect" and not converted_blocked_by_firewall)):
                 ft.statuses["kongshou"] = [*marks, self.n]
         # R4 overloads, in submission order
-        uses = sorted(((s.sub, k) for k, s in self.night.slots.items()
-                       if k.startswith("overload:") and self.sub(k) is not None
-                       and self.sub(k).targets), key=lambda p: (p[0].at, p[0].by))
-        for sub, _ in uses:
-            self.overload(sub.by, sub.targets[0], protect)
+        uses = sorted((use for k in self.night.slots if k.startswith("overload:")
+                       if (use := self.sub(k)) is not None and use.targets),
+                      key=lambda use: (use.at, use.by))
+        for use in uses:
+            target = use.targets[0]
+            assert target is not None  # an overload names a living target (_act_overload)
+            self.overload(use.by, target, protect)
         # R5 cure
         if cure is not None:
             self.cure(cure)
@@ -630,12 +632,14 @@ class _Pipeline:
                                   guard, immediate=False)
         self.resonate(witch, evolved)
         # deferred seer result (anomaly.seer_snapshot=after_resolution)
-        if seer_used and ctx.opt("anomaly.seer_snapshot") == "after_resolution":
-            sub = self.sub("see")
-            seer = self.state.seat(sub.by)
-            # An out seer has no duty it serves: the log only (G-RES-4).
-            ctx.tell(seer.seat, "SeerResult", target=sub.targets[0],
-                     label=_seer_label(ctx, seer, sub.targets[0]))
+        if see is not None and seer_used and ctx.opt("anomaly.seer_snapshot") == "after_resolution":
+            # The check taken at the start of the resolution: a seer who went out during it
+            # still gets the result, in the log only (G-RES-4).
+            seer = self.state.seat(see.by)
+            checked = see.targets[0]
+            assert checked is not None  # a check names a living target (_act_see)
+            ctx.tell(seer.seat, "SeerResult", target=checked,
+                     label=_seer_label(ctx, seer, checked))
         # R9 night end, R10 归零
         self.state.data["K"] = self.n
         if ctx.opt("anomaly.night_end_atomic"):

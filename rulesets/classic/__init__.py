@@ -6,7 +6,7 @@ from typing import Literal
 
 from engine.commands import Act
 from engine.core import Ctx
-from engine.model import Deadline, GameState, Seat, Slot
+from engine.model import Anchor, Deadline, GameState, Seat, Slot
 from engine.options import COMMON_OPTIONS, Duration, OptionError, OptionSpec
 from engine.ruleset import Ruleset, register
 from engine.votes import REVOTE, Tally
@@ -59,7 +59,7 @@ class Classic(Ruleset):
     reported_slot = "kill"
 
     def reported_target(self, ctx: Ctx) -> int | None:
-        kill = ctx.state.night.slots.get("kill")
+        kill = ctx.night.slots.get("kill")
         return kill.sub.targets[0] if kill and kill.sub and kill.sub.targets else None
 
     def preset(self, players: int, options: dict) -> list[str]:
@@ -130,13 +130,12 @@ class Classic(Ruleset):
         if killers:
             ctx.add_slot("kill", killers, *ctx.night_deadline(), yellow=True)
             _tell_killers(ctx, "NightPrompt", skill="kill")
-        for role, skill, key, (anchor, offset), yellow in (
-                ("seer", "see", "see", ctx.night_deadline(), True),
-                ("guard", "guard", "guard", ("close", ctx.opt("classic.guard_deadline")),
-                 ctx.opt("classic.guard_yellow")),
-                ("witch", None, "witch", ctx.witch_deadline(), True)):
-            actor = witch if role == "witch" else next(
-                (s for s in state.living() if s.role == role and s.holds(skill)), None)
+        duties: list[tuple[Seat | None, str, tuple[Anchor, int], bool]] = [
+            (_living_holder(state, "seer", "see"), "see", ctx.night_deadline(), True),
+            (_living_holder(state, "guard", "guard"), "guard",
+             ("close", ctx.opt("classic.guard_deadline")), ctx.opt("classic.guard_yellow")),
+            (witch, "witch", ctx.witch_deadline(), True)]
+        for actor, key, (anchor, offset), yellow in duties:
             if actor is not None:
                 ctx.add_slot(key, [actor.seat], anchor, offset, yellow=yellow)
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
@@ -366,6 +365,11 @@ def _killers(ctx: Ctx) -> list[int]:
     return [s.seat for s in holders]
 
 
+def _living_holder(state: GameState, role: str, skill: str) -> Seat | None:
+    """The first living `role` who holds `skill`."""
+    return next((s for s in state.living() if s.role == role and s.holds(skill)), None)
+
+
 def _kill_group(state: GameState, killers: list[int]) -> str | None:
     if not killers:
         return None
@@ -440,10 +444,10 @@ def _act_save(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
     target = ctx.living_target(target)
     self_save = ctx.opt("classic.witch_self_save")
     if target == st.seat and (self_save is False or (
-            self_save == "first_night_only" and ctx.state.night.day != 1)):
+            self_save == "first_night_only" and ctx.night.day != 1)):
         ctx.reject("no_self_save")
     if ctx.opt("classic.antidote_any_target") == "kill_target_only":
-        kill = ctx.state.night.slots.get("kill")
+        kill = ctx.night.slots.get("kill")
         reported = kill.sub.targets[0] if kill and kill.sub and kill.sub.targets else None
         if not slot.prompted or target != reported:
             ctx.reject("antidote_kill_target_only")
