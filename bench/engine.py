@@ -180,6 +180,27 @@ def profile(ruleset: str, players: int, games: int, top: int) -> str:
     return "\n".join([total, *(line.replace(root, "") for line in lines[start:] if line.strip())])
 
 
+def copy_costs(ruleset: str, players: int, games: int = 3) -> str:
+    """µs per copy of the states a game goes through, for every mechanism that gives a copy."""
+    states: list[GameState] = []
+    cls = _driver_class(ruleset)
+    for i in range(games):
+        driver = cls(random.Random(i), seed=f"bench-{i}", ruleset=ruleset, players=players)
+        driver.verify_input = False
+        driver.on_step = lambda step: states.append(step.before)
+        driver.play()
+    sample = states[::10]
+    out = []
+    for name, fn in COPIES.items():
+        if name == "none":
+            continue
+        t0 = time.perf_counter()
+        for state in sample:
+            fn(state)
+        out.append(f"{name} {1e6 * (time.perf_counter() - t0) / len(sample):.1f}")
+    return f"{len(sample)} states, µs per copy: " + ", ".join(out)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=30, help="games per run (default 30)")
@@ -214,6 +235,9 @@ def main(argv: list[str] | None = None) -> None:
         per_game = runs[0].commands / runs[0].games
         print(f"{name:<11} {spread(gps):>20} {spread(egps):>22} {spread(us):>20} "
               f"{per_game:>9.1f} {statistics.median(cps):>10.0f}  {runs[0].digest}")
+    print()
+    for name in args.case or list(CASES):
+        print(f"{name}: {copy_costs(*CASES[name])}")
     if not args.no_profile:
         ruleset, players = CASES[args.profile_case]
         print(f"\nprofile: {args.profile_case}, {args.games} games, top {args.top} by own time "
