@@ -264,8 +264,15 @@ class WechatyTransport(Transport):
         w = self._w
         options = w["PuppetOptions"]()
         options.end_point = self.endpoint
-        options.token = self.token
-        puppet = w["PuppetService"](options)
+        # PuppetService's constructor logs the token when it has both an endpoint and a token
+        # (from the options or WECHATY_PUPPET_SERVICE_TOKEN): keep it out of the logs.
+        quiet = logging.getLogger("PuppetService")
+        was, quiet.disabled = quiet.disabled, True
+        try:
+            puppet = w["PuppetService"](options)
+        finally:
+            quiet.disabled = was
+        puppet.options.token = self.token  # read when it connects (the gRPC :authority)
         wechaty = w["wechaty"]
         bot = wechaty.Wechaty(wechaty.WechatyOptions(
             puppet=puppet, host="127.0.0.1", port=_free_port(),
@@ -402,13 +409,16 @@ class WechatyTransport(Transport):
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise Refused(f"{what}: {type(exc).__name__}: {first}") from exc
 
+    async def _send(self, s: _Session, conversation: str, text: str) -> None:
+        msg_id = await s.puppet.message_send_text(conversation_id=conversation, message=text)
+        if msg_id:
+            self._seen[msg_id] = None  # its echo needs no payload lookup
+
     def send_dm(self, contact: str, text: str) -> None:
-        self._call(f"DM to {contact}", lambda s: s.puppet.message_send_text(
-            conversation_id=contact, message=text))
+        self._call(f"DM to {contact}", lambda s: self._send(s, contact, text))
 
     def post(self, room: str, text: str) -> None:
-        self._call(f"post in {room}", lambda s: s.puppet.message_send_text(
-            conversation_id=room, message=text))
+        self._call(f"post in {room}", lambda s: self._send(s, room, text))
 
     def create_room(self, name: str, members: list[str]) -> str:
         async def make(s: _Session) -> str:
