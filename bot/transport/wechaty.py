@@ -54,6 +54,18 @@ against Node `wechaty-puppet-service@1.19.9` serving `wechaty-puppet-mock@1.19.4
   failure after a send would make the outbox send it again.
 - Message timestamps come in the deprecated `timestamp` field, in milliseconds from the mock
   (other puppets send seconds: both are accepted).
+- `PuppetService.__init__` logs the token (a warning when it has an endpoint and a token, from
+  the options or `WECHATY_PUPPET_SERVICE_TOKEN`): its logger is muted while it is built here and
+  the token set afterwards. Before each connection it checks the endpoint with a blocking
+  telnet (3 s at most, on the loop) and raises `WechatyPuppetConfigurationError` when nothing
+  listens: the supervisor just tries again later.
+- pyee's `AsyncIOEventEmitter` runs each async listener as a task of its own, so two messages'
+  payload lookups may finish out of order: message ids are queued as they come and one task per
+  connection loads them in that order.
+- `Room.create` wraps any failure in `WechatyOperationError` whose text holds the service's
+  error (from a Node service, its stack trace): `Refused` keeps the first line.
+- A dropped connection shows as `StreamTerminatedError: Connection lost` from the event stream
+  (the gateway SIGKILLed); calls in flight fail the same way.
 - Setting topics or aliases is not relied on (1.x gateways ignore the setters); `members()`
   reads the member ids from the service each time (not the cached room payload).
 """
@@ -73,7 +85,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -127,6 +139,10 @@ class _Session:
     bot: Any
     puppet: Any
     self_id: str | None = None
+    # message ids in the order the stream gave them; one task loads them in that order (pyee
+    # runs each async listener as a task of its own: their RPCs could finish out of order)
+    arrivals: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    pump: asyncio.Task[None] | None = None
 
 
 class WechatyTransport(Transport):
@@ -281,7 +297,8 @@ class WechatyTransport(Transport):
         session = _Session(bot=bot, puppet=puppet)
         puppet.on("login", lambda payload: self._on_login(session, payload))
         puppet.on("logout", lambda payload: self._on_logout(session, payload))
-        puppet.on("message", lambda payload: self._on_message(session, payload))
+        puppet.on("message", lambda payload: session.arrivals.put_nowait(payload.message_id))
+        session.pump = asyncio.get_running_loop().create_task(self._pump(session))
         puppet.on("scan", lambda payload: self._on_scan(payload))
         puppet.on("error", lambda payload: log.warning("wechaty: puppet error %s", payload))
         self._session = session
@@ -293,6 +310,10 @@ class WechatyTransport(Transport):
         self._set_ready(False)
         if session is None:
             return
+        if session.pump is not None:
+            session.pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await session.pump
         puppet = session.puppet
         with contextlib.suppress(Exception):
             puppet._event_stream.remove_all_listeners()
@@ -336,15 +357,22 @@ class WechatyTransport(Transport):
         else:
             log.warning("wechaty: scan to log in: https://wechaty.js.org/qrcode/%s", qrcode)
 
-    async def _on_message(self, session: _Session, payload: Any) -> None:
-        msg_id = payload.message_id
+    async def _pump(self, session: _Session) -> None:
+        while True:
+            msg_id = await session.arrivals.get()
+            try:
+                await self._on_message(session, msg_id)
+            except Exception:
+                log.exception("wechaty: message %s failed", msg_id)
+
+    async def _on_message(self, session: _Session, msg_id: str) -> None:
         if not msg_id or msg_id in self._seen:
             return
         self._seen[msg_id] = None
         while len(self._seen) > _SEEN_MAX:
             self._seen.popitem(last=False)
         try:
-            p = await session.puppet.message_payload(msg_id)
+            p = await asyncio.wait_for(session.puppet.message_payload(msg_id), self.timeout)
         except Exception as exc:
             log.warning("wechaty: message %s not loaded: %s", msg_id, exc)
             return

@@ -125,8 +125,11 @@ class Gateway:
         return str(self.call("POST", "/contacts", {"name": name, "id": id or f"wxid_{name}"})
                    ["id"])
 
-    def dm(self, sender: str, text: str) -> str:
-        return str(self.call("POST", "/dm", {"from": sender, "text": text})["id"])
+    def dm(self, sender: str, text: str, timestamp_ms: int | None = None) -> str:
+        body: dict[str, Any] = {"from": sender, "text": text}
+        if timestamp_ms is not None:
+            body["timestamp"] = timestamp_ms
+        return str(self.call("POST", "/dm", body)["id"])
 
     def say(self, sender: str, room: str, text: str) -> str:
         return str(self.call("POST", "/say", {"from": sender, "room": room, "text": text})["id"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,17 @@ def test_a_dm_arrives_with_its_sender_and_text(gateway: Gateway, transport: Wech
     msg = inbox.find(gateway.dm(alice, "帮助"))
     assert (msg.sender, msg.text, msg.room) == (alice, "帮助", None)
     assert msg.at.tzinfo is not None
+
+
+def test_messages_from_before_the_start_are_dropped(gateway: Gateway,
+                                                    transport: WechatyTransport,
+                                                    inbox: Inbox) -> None:
+    alice = gateway.contact("alice")
+    assert transport.started_at is not None
+    old = int((transport.started_at - timedelta(hours=1)).timestamp() * 1000)
+    gateway.dm(alice, "昨天的消息", timestamp_ms=old)
+    inbox.find(gateway.dm(alice, "现在的消息"))  # the barrier: handled in arrival order
+    assert [m.text for m in inbox.snapshot()] == ["现在的消息"]
 
 
 def test_send_dm_reaches_the_contact_and_its_echo_is_ignored(

@@ -12,7 +12,8 @@
 //   GET  /health                 {ok, loggedIn, botId}
 //   POST /contacts {name, id?}   a mock contact (the same name twice gives the same contact)
 //   GET  /contacts               [{id, name}]
-//   POST /dm {from, text}        contact `from` (an id) DMs the bot; {id} of the message
+//   POST /dm {from, text, timestamp?}  contact `from` (an id) DMs the bot; {id} of the message
+//                                (timestamp, ms: a message sent earlier, as a replayed history)
 //   POST /say {from, room, text, mentions?}   contact `from` says text in room `room`
 //   GET  /sent?since=N           everything the bot sent, in order: [{seq, id, kind: dm|post,
 //                                to, text, mentions, at}] with seq > N
@@ -188,11 +189,11 @@ const routes = {
     contactsByName.set(name, cid)
     return { id: cid, name }
   },
-  'POST /dm': ({ from, text }) => {
+  'POST /dm': ({ from, text, timestamp }) => {
     contact(from)
     if (!puppet.isLoggedIn) throw Object.assign(new Error('bot not logged in'), { status: 409 })
     const id = emitMessage({
-      id: nextId('in'), talkerId: from, listenerId: botUser.id, timestamp: Date.now(),
+      id: nextId('in'), talkerId: from, listenerId: botUser.id, timestamp: timestamp || Date.now(),
       type: PUPPET.types.Message.Text, text,
     })
     return { id }
