@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import case, select, update
 
 from bot.service import utcnow
 from bot.store.db import Database
@@ -28,6 +28,7 @@ from bot.store.models import Game, OutboxRow, Player, Room
 
 BACKOFF_BASE = timedelta(seconds=5)
 BACKOFF_MAX = timedelta(hours=1)
+GIVE_UP_AFTER = 6  # failed tries (about 2.5 minutes) before the judge is told
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,11 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
     now = now or utcnow()
     report = DeliveryReport()
     with db.read() as s:
-        q = select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id)
+        # Secrets first (issue 9): DMs (role cards, night feedback, replies) and the judge's
+        # before room posts, room posts before public ones; each recipient's in order.
+        first = case((OutboxRow.channel.in_(("dm", "judge")), 0),
+                     (OutboxRow.channel == "group", 1), else_=2)
+        q = select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(first, OutboxRow.id)
         if game_ids is not None:
             q = q.where(OutboxRow.game_id.in_(list(game_ids)))
         rows = list(s.scalars(q.limit(limit)))
@@ -117,12 +122,27 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
                 s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
                     attempts=row.attempts + 1, next_attempt_at=now + backoff(row.attempts + 1),
                     last_error=f"{type(exc).__name__}: {exc}"[:2000], address=address))
+                if row.attempts + 1 == GIVE_UP_AFTER and row.target != "judge":
+                    s.add(_judge_alert(row, address, now))
             continue
         with db.write() as s:
             s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
                 **_sent(row, address, now)))
         report.sent += 1
     return report
+
+
+def _judge_alert(row: OutboxRow, address: str, now: datetime) -> OutboxRow:
+    """The judge is told once that a message keeps failing, and what to do (it is still
+    retried, every hour at most)."""
+    from bot.chat.texts import t
+
+    where = t("words.room") if row.channel in ("group", "public") else t("words.contact")
+    return OutboxRow(dedupe_key=f"{row.dedupe_key}/failing", game_id=row.game_id, seq=None,
+                     channel="judge", target="judge", address=None,
+                     text=t("send_failing", where=where, address=address,
+                            text=row.text[:60], attempts=GIVE_UP_AFTER),
+                     created_at=now, attempts=0, next_attempt_at=now)
 
 
 def _sent(row: OutboxRow, address: str, now: datetime) -> dict[str, object]:

@@ -90,6 +90,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from bot.transport import Incoming, Refused, Transport, TransportError, Unsupported
+from bot.transport.pacing import Pacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -162,7 +163,7 @@ class WechatyTransport(Transport):
                  timeout: float = DEFAULT_TIMEOUT, connect_wait: float = 2.0,
                  reconnect_min: float = 0.5, reconnect_max: float = 30.0,
                  history_slack: timedelta = timedelta(seconds=5),
-                 cache_dir: str | None = None) -> None:
+                 cache_dir: str | None = None, pacer: Pacer | None = None) -> None:
         if not endpoint:
             raise ValueError("the puppet service endpoint (host:port) is required")
         self.endpoint = endpoint
@@ -175,6 +176,7 @@ class WechatyTransport(Transport):
         self.reconnect_min = reconnect_min
         self.reconnect_max = reconnect_max
         self.history_slack = history_slack
+        self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self._w = _load(cache_dir)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
@@ -442,13 +444,26 @@ class WechatyTransport(Transport):
         if msg_id:
             self._seen[msg_id] = None  # its echo needs no payload lookup
 
+    def _pace(self, room: str | None = None, *, creation: bool = False) -> None:
+        """Wait for the pacer's turn (not counted in the send's own timeout: a long queue is
+        not a failed send)."""
+        loop = self._loop
+        if self.pacer is None or loop is None:
+            return
+        wait = self.pacer.before_create_room() if creation else self.pacer.before_send(room)
+        asyncio.run_coroutine_threadsafe(wait, loop).result()
+
     def send_dm(self, contact: str, text: str) -> None:
+        self._pace()
         self._call(f"DM to {contact}", lambda s: self._send(s, contact, text))
 
     def post(self, room: str, text: str) -> None:
+        self._pace(room)
         self._call(f"post in {room}", lambda s: self._send(s, room, text))
 
     def create_room(self, name: str, members: list[str]) -> str:
+        self._pace(creation=True)
+
         async def make(s: _Session) -> str:
             wanted = list(dict.fromkeys(m for m in members if m != s.self_id))
             if len(wanted) < 2:

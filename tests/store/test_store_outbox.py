@@ -194,3 +194,34 @@ def test_instant_transport_failure_leaves_the_row_for_later(service: Service) ->
     report = deliver(service.db, Broken())
     assert report.failed >= 1 and report.sent == 0
     assert all(r.sent_at is None for r in rows(service))
+
+
+def test_secrets_go_before_public_posts(service: Service) -> None:
+    """Issue 9: with a long queue, DMs (role cards, feedback) go out before public posts."""
+    classic_game(service)
+    t = Transport()
+    deliver(service.db, t)
+    channels = [m.channel for m in t.calls]
+    assert "public" in channels
+    last_dm = max(i for i, c in enumerate(channels) if c in ("dm", "judge"))
+    assert channels.index("public") > last_dm
+
+
+def test_a_message_failing_for_good_is_reported_to_the_judge_once(service: Service) -> None:
+    from bot.outbox import GIVE_UP_AFTER
+
+    classic_game(service)
+    now = utcnow()
+
+    class Blocked(Transport):
+        def send(self, message: OutgoingMessage) -> None:
+            if message.target == "seat:3":
+                raise ConnectionError("not a friend any more")
+            super().send(message)
+
+    t = Blocked()
+    for _ in range(GIVE_UP_AFTER + 2):
+        deliver(service.db, t, now=now)
+        now += timedelta(hours=2)  # past every backoff
+    alerts = [m for m in t.calls if m.target == "judge" and "连续" in m.text]
+    assert len(alerts) == 1 and "wx-g1-3" in alerts[0].text
