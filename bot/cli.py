@@ -171,6 +171,11 @@ def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
     try:
         run(service, sys.stdin, sys.stdout, judges=judges, clock=args.clock,
             time_zone=args.tz)
+    except BrokenPipeError:  # the reader went away (`| head`); outbox rows not yet printed
+        import os  # stay unsent, for the next run
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     finally:
         service.close()
     return 0

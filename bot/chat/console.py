@@ -116,6 +116,8 @@ class Console:
                 self._line(text)
             except ValueError as exc:
                 self.note(f"? {exc}")
+            except OSError:  # the output is gone (a closed pipe): nothing more to say
+                raise
             except Exception:  # a bug: logged, and the console goes on
                 log.exception("console line failed")
                 self.note("? internal error (see the log)")

@@ -10,10 +10,12 @@ line ends.
 from __future__ import annotations
 
 import os
+import queue
 import random
 import re
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +28,7 @@ ROLES = {"classic": {"狼人", "预言家", "女巫", "守卫", "丘比特", "�
 CAMPS = ("狼人阵营", "村民阵营", "黑情侣阵营", "异常阵营", "正常阵营")
 LAST_WORDS = "我是好人，请看清局势。"
 ROOT = Path(__file__).resolve().parents[2]
+LINE_TIMEOUT = 30  # seconds for the console to answer one line (a whole game takes a few)
 # What a console output line may be (CHAT.md output lines, and `# …` notes).
 OUTPUT_LINE = re.compile(r"→ @?[^\s:@]+: .*|[+-] @[^\s:@]+(: .*| [^\s:@]+)|  .*|#( .*)?")
 # What an input line of a transcript may be: a message, a clock move (CHAT.md), and in the
@@ -76,19 +79,31 @@ class ConsoleProcess:
             stderr=self.stderr, cwd=cwd, env=env, text=True, encoding="utf-8", bufsize=1)
         self.n = 0
         self.transcript: list[str] = []
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
 
     def send(self, line: str) -> list[str]:
         """Write one line; the output lines it caused."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.n += 1
         self.transcript.append(line)
         self.proc.stdin.write(f"{line}\n/echo {self.n}\n")
         self.proc.stdin.flush()
         out: list[str] = []
         while True:
-            got = self.proc.stdout.readline()
-            assert got, f"the console stopped after {line!r}: {self.transcript[-20:]}"
-            got = got.rstrip("\n")
+            try:
+                got = self.lines.get(timeout=LINE_TIMEOUT)
+            except queue.Empty:
+                self.proc.kill()
+                raise AssertionError(f"no answer in {LINE_TIMEOUT}s to {line!r}; before it: "
+                                     f"{self.transcript[-60:]}") from None
+            assert got is not None, f"the console stopped after {line!r}: {out}"
             if got == f"# {self.n}":
                 break
             out.append(got)
@@ -96,11 +111,12 @@ class ConsoleProcess:
         return out
 
     def close(self) -> int:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.close()
-        rest = self.proc.stdout.read()
-        self.transcript.extend(rest.splitlines())
+        assert self.proc.stdin is not None
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
         code = self.proc.wait(timeout=60)
+        while (got := self.lines.get(timeout=10)) is not None:
+            self.transcript.append(got)
         self.stderr.close()
         return code
 
