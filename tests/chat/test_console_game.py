@@ -29,6 +29,7 @@ CAMPS = ("狼人阵营", "村民阵营", "黑情侣阵营", "异常阵营", "正
 LAST_WORDS = "我是好人，请看清局势。"
 ROOT = Path(__file__).resolve().parents[2]
 LINE_TIMEOUT = 30  # seconds for the console to answer one line (a whole game takes a few)
+MAX_LINES_EACH = 200  # a driver that keeps answering the bot's answers fails, not hangs
 # What a console output line may be (CHAT.md output lines, and `# …` notes).
 OUTPUT_LINE = re.compile(r"→ @?[^\s:@]+: .*|[+-] @[^\s:@]+(: .*| [^\s:@]+)|  .*|#( .*)?")
 # What an input line of a transcript may be: a message, a clock move (CHAT.md), and in the
@@ -145,13 +146,14 @@ class Table:
         self.rooms: dict[str, list[str]] = {}  # room name -> members, as printed
         self.todo: list[tuple[str, str, str | None]] = []  # (name, text, room) to send
         self.over = False
-        self.commands = 0
+        self.sent: dict[str, int] = {}  # lines sent, per contact
 
     # sending -----------------------------------------------------------------------------------
     def say(self, name: str, text: str, room: str | None = None) -> list[Message]:
         line = f"{name}@{room}: {text}" if room else f"{name}: {text}"
+        self.sent[name] = self.sent.get(name, 0) + 1
+        assert self.sent[name] <= MAX_LINES_EACH, f"{name} keeps sending: {line!r}"
         got = messages(self.c.send(line))
-        self.commands += 1
         # Every command gets its answer at once: a DM to the sender, or a post in the room.
         if room is None:
             assert any(m.head == "→" and m.to == name for m in got), (line, got)
@@ -238,7 +240,7 @@ class Table:
             self.todo.append((p.name, f"遗言 {LAST_WORDS}", None))
         elif "继任警长" in text:
             self.todo.append((p.name, f"移交 {self.rng.choice(self.others(p))}", None))
-        elif "<粉碎机>" in text:
+        elif "可以发动<粉碎机>" in text:  # the prompt (a refusal names it too)
             self.todo.append((p.name, f"开枪 {self.rng.choice(self.others(p))}", None))
 
     def room_post(self, room: str, text: str) -> None:
