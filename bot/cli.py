@@ -11,18 +11,28 @@ if TYPE_CHECKING:  # the store (SQLAlchemy) is imported only by the commands tha
     from bot.service import Service
 
 EXAMPLES = Path(__file__).parent / "examples"
-RUN_HELP = """Runs the bot until end of input: every active game's deadlines on the real clock
-(those passed while it was down fire first), messages from standard input, one per line:
-  new GAME [fast] [tz=ZONE]   deal a 12-seat classic game (fast: 5-minute days, 3-minute nights)
-  GAME SEAT VERB [ARGS]       as that seat's contact (console-GAME-SEAT): kill T|none, lock,
-                              see T, guard T, save T, poison T, link A B, pass, vote T,
-                              abstain, change T|abstain, request_correct T|abstain,
-                              handover T, lastwords TEXT, surrender, or another skill of
-                              the ruleset (infect T, firewall T …), e.g. g1 4 see 1
-  GAME judge VERB ARGS        as the game's judge: proxy S T|abstain, yellow S, red S,
-                              notice S, contact S, confirm_correction S, reject_correction S
-  GAME {JSON}                 any engine command as JSON (the operator's tool: no sender check)
-and prints what the bot sends (→ [GAME recipient] text)."""
+CONSOLE_HELP = """The real bot (same pipeline, database and scheduler) with the terminal as its
+transport (docs/spec/CHAT.md "The console transport"). One input line at a time, each handled
+completely, every message it causes printed, before the next is read:
+  NAME: TEXT               contact NAME sends TEXT to the bot by DM
+  NAME@ROOM: TEXT          contact NAME says TEXT in room ROOM (its name as printed)
+  /clock YYYY-MM-DD HH:MM  (with --clock) move the clock forward, firing every deadline due
+                           on the way in time order, across games
+  /advance 90m|2h|1d       the same, by a duration
+  blank lines, # ...       ignored
+Extensions:
+  /room ROOM NAME ...      a room a judge made by hand, with these members (then 绑定 in it)
+  /echo TEXT               prints "# TEXT" (a sync marker for drivers)
+Output: "→ NAME: TEXT" (a DM), "→ @ROOM: TEXT" (a room post), "+ @ROOM: NAME ..." (room made),
+"+ @ROOM NAME" / "- @ROOM NAME" (member added / removed), further lines of a text indented by
+two spaces, "# ..." notes (a malformed line gets "# ? ..."). Logs go to standard error.
+At end of input it exits 0; started again on the same database it continues every game
+(deadlines passed meanwhile fire first; a virtual clock never goes back)."""
+RUN_HELP = """Runs the bot on the real clock: the chat console (wolfjudge console without --clock),
+until end of input. It is the command that will run the real WeChat transport once it exists;
+until then the terminal is the transport.
+
+""" + CONSOLE_HELP
 
 
 def _scenario_run(args: argparse.Namespace) -> int:
@@ -137,28 +147,35 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bot.console import run
-    from bot.scheduler import SystemClock
-
-    service = _service(args)
-    try:
-        run(service, SystemClock(), sys.stdin, sys.stdout)
-    finally:
-        service.close()
-    return 0
+    args.clock = None  # the real clock
+    return _console(args, make_schema=False)
 
 
-def _console(args: argparse.Namespace) -> int:
+def _logs_to_stderr() -> None:
+    import logging
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
     from bot.chat.console import run
     from bot.service import env_judges
     from bot.store import migrate
 
-    migrate(args.db)  # a fresh database is made; an old one is brought to the schema
+    _logs_to_stderr()  # standard output is the transcript
+    if make_schema:
+        migrate(args.db)  # a fresh database is made; an old one is brought to the schema
     service = _service(args)
     judges = sorted(set(args.judge) | env_judges())
     try:
         run(service, sys.stdin, sys.stdout, judges=judges, clock=args.clock,
             time_zone=args.tz)
+    except BrokenPipeError:  # the reader went away (`| head`); outbox rows not yet printed
+        import os  # stay unsent, for the next run
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     finally:
         service.close()
     return 0
@@ -176,20 +193,29 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                        help="database URL (default: $WOLFJUDGE_DATABASE_URL, else "
                             "sqlite:///wolfjudge.db)")
 
-    p = sub.add_parser("run", help="run the bot: deadlines on the real clock, the console "
-                                   "as transport (one message per line on standard input)",
+    def judge_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--judge", action="append", default=[], metavar="NAME",
+                       help="a judge's contact (repeatable; also $WOLFJUDGE_JUDGES)")
+        p.add_argument("--tz", metavar="ZONE", default="Asia/Shanghai",
+                       help="the time zone of the clock and of new games (default "
+                            "Asia/Shanghai)")
+
+    p = sub.add_parser("run", help="run the bot on the real clock (the chat console until the "
+                                   "WeChat transport comes; needs `wolfjudge migrate`)",
                        description=RUN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     db_option(p)
+    judge_options(p)
     p.set_defaults(func=_run)
     p = sub.add_parser("console", help="the bot with the terminal as transport (CHAT.md): "
-                                       "lines NAME: TEXT, NAME@ROOM: TEXT, /clock, /advance")
+                                       "lines NAME: TEXT, NAME@ROOM: TEXT, /clock, /advance, "
+                                       "/echo, /room",
+                       description=CONSOLE_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     db_option(p)
-    p.add_argument("--judge", action="append", default=[], metavar="NAME",
-                   help="a judge's contact (repeatable; also $WOLFJUDGE_JUDGES)")
     p.add_argument("--clock", metavar="YYYY-MM-DD HH:MM", default=None,
-                   help="a virtual clock starting here, moved by /clock and /advance")
-    p.add_argument("--tz", metavar="ZONE", default="Asia/Shanghai",
-                   help="the time zone of the clock and of new games (default Asia/Shanghai)")
+                   help="a virtual clock starting here (in --tz), moved only by /clock and "
+                        "/advance; without it the real clock runs")
+    judge_options(p)
     p.set_defaults(func=_console)
     p = sub.add_parser("demo", help="a whole scripted game through the chat layer, printed as "
                                     "the console transcript (temporary SQLite, no set-up)")

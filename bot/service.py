@@ -342,6 +342,11 @@ class Service:
                 q = q.where(Game.host == host)
             return list(s.scalars(q))
 
+    def clock(self, game_id: str) -> datetime:
+        """The game's clock: the wall-clock time of its last accepted command (it never goes
+        back)."""
+        return self._load(game_id).clock
+
     def time_zone(self, game_id: str) -> str:
         with self.db.read() as s:
             name = s.scalar(select(Game.time_zone).where(Game.id == game_id))

@@ -1,19 +1,37 @@
 """`wolfjudge console` (CHAT.md "The console transport"): the real bot with the terminal as
 its transport. One input line is handled completely, every message it causes printed, before
-the next is read.
+the next is read; at end of input it returns (the command exits 0).
 
-    NAME: TEXT              NAME sends TEXT by DM          NAME@ROOM: TEXT   ... in room ROOM
-    /clock YYYY-MM-DD HH:MM  with --clock: move the clock forward, firing what falls due
+Input lines (CHAT.md):
+
+    NAME: TEXT               NAME sends TEXT to the bot by DM
+    NAME@ROOM: TEXT          NAME says TEXT in room ROOM (the room's name as printed)
+    /clock YYYY-MM-DD HH:MM  with --clock: move the clock forward to then, firing every deadline
+                             due on the way, in time order across games
     /advance 90m|2h|1d       the same, by a duration
-    /room ROOM NAME ...      (extension) a room a judge made by hand, with these members
+    blank lines and lines starting with #: ignored
 
-With `--clock` the clock is virtual and moves only by /clock and /advance; without it the real
-clock runs and the scheduler fires deadlines on its own.
+Extensions of this console:
+
+    /room ROOM NAME ...      a room a judge made by hand, with these members (then `绑定` in it)
+    /echo TEXT               prints `# TEXT`: a sync marker for drivers (write a line, then
+                             `/echo n`, and read until `# n`)
+
+NAME and ROOM contain no whitespace, `:` or `@`. A line that is none of these prints a note
+`# ? what was wrong` and the console goes on. Output lines are CHAT.md's (`→ NAME: …`,
+`→ @ROOM: …`, `+ @ROOM: …`, `+ @ROOM NAME`, `- @ROOM NAME`, further lines of a text indented by
+two spaces) and `# …` notes; logs go to standard error only.
+
+With `--clock` the clock is virtual and moves only by /clock and /advance; it never goes back,
+also across restarts: it starts no earlier than the clock of any active game on the database.
+Without it the real clock runs and the scheduler fires deadlines on its own. Either way,
+deadlines that passed while the console was stopped fire first, in time order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 import uuid
@@ -21,14 +39,17 @@ from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
 from bot.chat.bot import ChatBot
-from bot.gametime import instant_of, zone
+from bot.gametime import instant_of, wall_clock, zone
 from bot.scheduler import Clock, DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.transport import Incoming
 from bot.transport.console import ConsoleTransport
 
-_MESSAGE = re.compile(r"([^\s:@]+)(?:@([^\s:@]+))?:\s?(.*)", re.S)
+log = logging.getLogger(__name__)
+_MESSAGE = re.compile(r"([^\s:@]+)(?:@([^\s:@]+))?:[ \t]?(.*)", re.S)
 _DURATION = re.compile(r"(\d{1,6})(m|min|h|d)")
+CLOCK_FORMAT = "%Y-%m-%d %H:%M"
+MAX_LINE = 8192  # characters of one input line (the bot itself refuses texts over 4096)
 
 
 class VirtualClock:
@@ -47,10 +68,17 @@ class VirtualClock:
 def parse_duration(text: str) -> timedelta:
     m = _DURATION.fullmatch(text.strip())
     if not m:
-        raise ValueError(f"bad duration {text!r}: write 90m, 2h or 1d")
+        raise ValueError(f"bad duration {text.strip()[:20]!r}: write 90m, 2h or 1d")
     n, unit = int(m.group(1)), m.group(2)
     return timedelta(minutes=n) if unit in ("m", "min") else (
         timedelta(hours=n) if unit == "h" else timedelta(days=n))
+
+
+def parse_clock(text: str) -> datetime:
+    try:
+        return datetime.strptime(text.strip(), CLOCK_FORMAT)
+    except ValueError:
+        raise ValueError(f"bad time {text.strip()[:30]!r}: write YYYY-MM-DD HH:MM") from None
 
 
 class Console:
@@ -68,78 +96,116 @@ class Console:
         self._lock = threading.Lock()
 
     def note(self, text: str) -> None:
-        print(f"# {text}", file=self.out, flush=True)
+        self.transport.note(text)
 
     # input -------------------------------------------------------------------------------------
     def line(self, raw: str) -> None:
+        """Handle one input line completely (a malformed one gets a `# ?` note)."""
         text = raw.rstrip("\n").rstrip("\r")
         if not text.strip() or text.lstrip().startswith("#"):
             return
         with self._lock:
             try:
+                if len(text) > MAX_LINE:
+                    raise ValueError(f"line too long ({len(text)} characters, at most "
+                                     f"{MAX_LINE})")
                 self._line(text)
             except ValueError as exc:
                 self.note(f"? {exc}")
+            except OSError:  # the output is gone (a closed pipe): nothing more to say
+                raise
+            except Exception:  # a bug: logged, and the console goes on
+                log.exception("console line failed")
+                self.note("? internal error (see the log)")
             self.bot.deliver(self.clock.now())
 
     def _line(self, text: str) -> None:
         if text.startswith("/"):
             head, _, rest = text.partition(" ")
             if head == "/clock":
-                when = datetime.strptime(rest.strip(), "%Y-%m-%d %H:%M")
-                self.move_to(instant_of(when, self.tz))
+                self.move_to(instant_of(parse_clock(rest), self.tz))
             elif head == "/advance":
                 self.move_to(self.clock.now() + parse_duration(rest))
+            elif head == "/echo":
+                self.note(rest)
             elif head == "/room":
-                name, *members = rest.split()
+                name, *members = rest.split() or [""]
+                if not _MESSAGE.fullmatch(f"{name}:") or not members:
+                    raise ValueError("write /room ROOM NAME ...")
                 self.transport.rooms[name] = members
             else:
-                raise ValueError(f"unknown console command {head}")
+                raise ValueError(f"unknown console command {head[:20]}: /clock, /advance, "
+                                 f"/echo, /room")
             return
         m = _MESSAGE.fullmatch(text)
         if m is None:
-            raise ValueError("write NAME: TEXT or NAME@ROOM: TEXT")
+            raise ValueError("write NAME: TEXT or NAME@ROOM: TEXT (NAME and ROOM without "
+                             "spaces, ':' or '@')")
         name, room, body = m.group(1), m.group(2), m.group(3)
         self.bot.handle(Incoming(msg_id=f"console:{uuid.uuid4().hex}", sender=name,
                                  text=body, at=self.clock.now(), room=room))
 
     def move_to(self, target: datetime) -> None:
         """Move the virtual clock to `target`, firing each deadline due on the way, in time
-        order across games, printing what each causes."""
+        order across games, printing what each causes. It never goes back."""
         if self.virtual is None:
-            raise ValueError("/clock and /advance need --clock")
+            raise ValueError("/clock and /advance need --clock (a virtual clock)")
+        if target < self.clock.now():
+            self.note(f"the clock stays at {self._shown(self.clock.now())} (it never goes "
+                      f"back)")
+            return
+        stuck: set[str] = set()  # games whose next deadline would not fire (never spin)
         for _ in range(100_000):
-            due = self._next_due()
+            due = self._next_due(stuck)
             if due is None or due[0] > target:
                 break
             instant, gid, wall = due
             self.virtual.move_to(instant)
+            before = self.service.state(gid).version
             self.service.advance(gid, wall)
+            if self.service.state(gid).version == before:
+                stuck.add(gid)
             self.bot.deliver(self.clock.now())
         self.virtual.move_to(target)
 
-    def _next_due(self) -> tuple[datetime, str, datetime] | None:
+    def _shown(self, instant: datetime) -> str:
+        return wall_clock(instant, self.tz).strftime(CLOCK_FORMAT)
+
+    def _next_due(self, skip: set[str] | None = None) -> tuple[datetime, str, datetime] | None:
         best: tuple[datetime, str, datetime] | None = None
         for gid in self.service.game_ids(active_only=True):
-            tz = zone(self.service.time_zone(gid))
+            if skip and gid in skip:
+                continue
             state = self.service.state(gid)
             dl = state.next_deadline()
             if dl is None:
                 continue
-            at = instant_of(dl.due, tz)
-            if best is None or at < best[0]:
+            at = instant_of(dl.due, zone(self.service.time_zone(gid)))
+            if best is None or (at, gid) < best[:2]:
                 best = (at, gid, dl.due)
         return best
 
     # running -----------------------------------------------------------------------------------
-    def catch_up(self) -> None:
-        """Deadlines that passed while the bot was down fire first."""
-        now = self.clock.now()
+    def latest_game_clock(self) -> datetime | None:
+        """The latest clock of the active games (an instant): a restarted virtual clock
+        starts no earlier."""
+        latest = None
         for gid in self.service.game_ids(active_only=True):
-            from bot.gametime import wall_clock
+            at = instant_of(self.service.clock(gid), zone(self.service.time_zone(gid)))
+            latest = at if latest is None else max(latest, at)
+        return latest
 
-            self.service.advance(gid, wall_clock(now, zone(self.service.time_zone(gid))))
-        self.bot.deliver(now)
+    def catch_up(self) -> None:
+        """Deadlines that passed while the console was stopped fire first, in time order."""
+        assert self.virtual is not None
+        latest = self.latest_game_clock()
+        if latest is not None and latest > self.virtual.now():
+            self.virtual.move_to(latest)
+            self.note(f"the clock starts at {self._shown(latest)}, where a game's clock is "
+                      f"already (it never goes back)")
+        with self._lock:
+            self.move_to(self.virtual.now())
+            self.bot.deliver(self.clock.now())
 
     def run_virtual(self, inp: TextIO) -> None:
         self.catch_up()
@@ -150,7 +216,7 @@ class Console:
         sched = DeadlineScheduler(self.service, self.clock)
         deliver_hook = self._deliver_hook
         self.service.on_commit.append(deliver_hook)
-        sched.start()
+        sched.start()  # fires, in time order, what passed while the console was stopped
         self.bot.deliver(self.clock.now())
         loop = asyncio.get_running_loop()
         try:
@@ -167,8 +233,9 @@ class Console:
 
 def run(service: Service, inp: TextIO, out: TextIO, *, judges: list[str],
         clock: str | None, time_zone: str, export_dir: str = "exports") -> None:
+    """`clock`: "YYYY-MM-DD HH:MM" in `time_zone` for a virtual clock, None for the real one."""
     if clock is not None:
-        start = instant_of(datetime.strptime(clock, "%Y-%m-%d %H:%M"), zone(time_zone))
+        start = instant_of(parse_clock(clock), zone(time_zone))
         console = Console(service, out, judges=judges, clock=VirtualClock(start.astimezone(UTC)),
                           time_zone=time_zone, export_dir=export_dir)
         console.run_virtual(inp)

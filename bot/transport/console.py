@@ -32,6 +32,10 @@ class ConsoleTransport(Transport):
         with self._lock:
             print(text, file=self.out, flush=True)
 
+    def note(self, text: str) -> None:
+        """A `# …` line: the console's own remark (a sync marker, a malformed line)."""
+        self._print(_lines("# ", text))
+
     def send_dm(self, contact: str, text: str) -> None:
         self._print(_lines(f"→ {contact}: ", text))
 

@@ -1,18 +1,20 @@
 """The driver itself: a real AsyncIOScheduler runs the jobs, the watchdog, the service hooks,
-the console transport and `wolfjudge run`."""
+the chat console on a real scheduler and `wolfjudge run`."""
 
 from __future__ import annotations
 
 import asyncio
 import io
+import re
+import sys
 from datetime import UTC, date, datetime, time
 
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from schedhelp import CLASSIC, Bot, FakeClock, assert_ticks_once
 
+from bot.chat.console import Console
 from bot.cli import main
-from bot.console import Console
 from bot.gametime import instant_of, zone
 from bot.scheduler import DeadlineScheduler
 from bot.service import Service
@@ -108,30 +110,45 @@ def test_monotonic_submit_never_dates_a_message_before_the_game_clock(bot: Bot) 
     assert bot.log()[-2].at == bot.wall(1, 9)
 
 
-# the console transport and `wolfjudge run` -----------------------------------------------------
-def test_console_plays_a_fast_game_from_lines(db_url: str) -> None:
+# the chat console on the real scheduler, and `wolfjudge run` -----------------------------------
+def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
+    """`Console.run_real`: a real AsyncIOScheduler, lines read on an executor thread; a judge
+    makes and starts a game by chat, gives prior notice for two seats, a malformed line gets a
+    note and the console goes on."""
     clock = FakeClock(datetime(2099, 3, 2, 10, 0, tzinfo=UTC))  # APScheduler: not yet due
     service = Service(db_url)
     out = io.StringIO()
-    lines = io.StringIO("new f1 fast\n"
-                        "f1 {\"kind\": \"judge_waiver\", \"seat\": 3, \"waiver\": \"notice\"}\n"
-                        "f1 3 vote\n"
-                        "nonsense\n"
-                        "f1 judge notice 4\n")
+    made = io.StringIO("J: 新游戏 经典\n")
     try:
-        asyncio.run(Console(service, clock, out).serve(lines))
+        asyncio.run(Console(service, out, judges=["J"], clock=clock).run_real(made))
+        code = re.search(r"游戏码 ([A-Z0-9]{4,8})", out.getvalue())
+        assert code, out.getvalue()
+        lines = "".join(f"p{n}: 报名 {code[1]} 马甲{n}\n" for n in range(1, 13))
+        lines += "J: 开始\nJ: 报备 3\nnonsense\nJ: 报备 4号\n/echo done\n"
+        asyncio.run(Console(service, out, judges=["J"], clock=clock).run_real(
+            io.StringIO(lines)))
     finally:
         service.close()
     text = out.getvalue()
-    assert "active game(s)" in text and "game f1 created (Asia/Shanghai)" in text
-    assert "→ [f1 public] 游戏创建" in text and "→ [f1 judge]" in text
-    assert text.count("accepted") == 2 and "? not understood" in text
+    assert "你的座位：" in text and f"游戏 {code[1]} 已开始" in text
+    assert "# ? write NAME: TEXT" in text and text.rstrip().endswith("# done")
+    assert text.count(f"→ J: 【{code[1]} v") == 3  # the deal, the two notices
     service = Service(db_url)
     try:
-        state = service.state("f1")
-        assert state.schedule.cyclic and state.seat(3).notice and state.seat(4).notice
+        state = service.state(code[1])
+        assert state.seat(3).notice and state.seat(4).notice
     finally:
         service.close()
+
+
+def test_wolfjudge_run_is_the_chat_console_on_the_real_clock(
+        db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("J: 新游戏 异常\n/clock 2026-12-01 09:00\n"
+                                                  "/echo done\n"))
+    assert main(["run", "--db", db_url, "--judge", "J"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^→ J: .*游戏码 [A-Z0-9]{4,8}", out, re.M)
+    assert "# ? /clock and /advance need --clock" in out and out.rstrip().endswith("# done")
 
 
 def test_run_refuses_a_database_without_the_schema(tmp_path: object,

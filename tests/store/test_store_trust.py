@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 import math
-from datetime import UTC, datetime
+import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -17,21 +18,41 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from storehelp import at, classic_game
 
-from bot.console import Console, parse, run
+from bot.chat.console import run
+from bot.commands.parse import ParseError, parse
 from bot.service import MessageIdReused, Service, new_seed
 from bot.store import migrate
 from bot.store.codec import decode
-from bot.store.models import Game, InboxMessage, OutboxRow
+from bot.store.models import ChatMessage, Game, InboxMessage, OutboxRow
 from engine.commands import Act, JudgeCard, JudgeExtend, Tick, Vote
 from engine.options import OptionError
 
-# 12:00 in Shanghai, years ahead: the console's real APScheduler never finds a job due.
-NOON = datetime(2099, 3, 1, 4, 0, tzinfo=UTC)
+# 12:00 in Shanghai, years ahead, on the console's virtual clock: day 1 opens tomorrow, so no
+# deadline falls due while these tests talk to a game.
+NOON = "2099-03-01 12:00"
+JUDGE = "法官"
 
 
-class FrozenClock:
-    def now(self) -> datetime:
-        return NOON
+def _console(url: str, lines: str) -> str:
+    """One run of the chat console (`wolfjudge console --clock NOON`) on `lines`."""
+    out = io.StringIO()
+    service = Service(url)
+    try:
+        run(service, io.StringIO(lines), out, judges=[JUDGE], clock=NOON,
+            time_zone="Asia/Shanghai")
+    finally:
+        service.close()
+    return out.getvalue()
+
+
+def _dealt(url: str, extra: str = "") -> tuple[str, str]:
+    """A judge makes a classic game, twelve contacts join, the judge starts it; (code, output)."""
+    made = _console(url, f"{JUDGE}: 新游戏 经典\n")
+    m = re.search(r"游戏码 ([A-Z0-9]{4,8})", made)
+    assert m, made
+    code = m.group(1)
+    joins = "".join(f"p{n}: 报名 {code} 马甲{n}\n" for n in range(1, 13))
+    return code, made + _console(url, joins + f"{JUDGE}: 开始\n" + extra)
 
 
 def seed_of(service: Service, game_id: str) -> str:
@@ -44,19 +65,28 @@ def seed_of(service: Service, game_id: str) -> str:
 # 1. seeds -------------------------------------------------------------------------------------
 
 def test_seeds_come_from_the_os_csprng_not_from_name_or_time(tmp_path: Path) -> None:
-    seeds = []
-    for n in range(2):  # the same game id, created in the same second, on two databases
+    seeds, codes = [], []
+    for n in range(2):  # started by chat at the same virtual minute, on two databases
         url = f"sqlite:///{tmp_path / f'db{n}.db'}"
         migrate(url)
+        code, _ = _dealt(url)
         service = Service(url)
-        Console(service, FrozenClock(), io.StringIO()).new_game("g1", [])
+        seeds.append(seed_of(service, code))
+        codes.append(code)
+        service.close()
+    for n in range(2):  # the same game id and minute, straight through the service
+        url = f"sqlite:///{tmp_path / f'svc{n}.db'}"
+        migrate(url)
+        service = Service(url)
+        classic_game(service, seed=None, now=datetime(2099, 3, 1, 12, 0))
         seeds.append(seed_of(service, "g1"))
         service.close()
-    a, b = seeds
-    assert a != b
+    assert len(set(seeds)) == 4
+    a, b = seeds[2:]
     for seed in seeds:
         assert len(seed) == 64 and int(seed, 16) >= 0  # 256 bits, hex
-        assert "g1" not in seed and "2099" not in seed and "12:00" not in seed
+        assert "2099" not in seed and "12:00" not in seed
+        assert not any(code.lower() in seed for code in [*codes, "g1"])
     # Not even a shared prefix: nothing of the seed is derived from what the two share.
     assert a[:8] != b[:8]
     assert len({new_seed() for _ in range(100)}) == 100
@@ -71,29 +101,22 @@ def test_created_game_without_a_seed_draws_one(service: Service) -> None:
 
 # 2. message ids -------------------------------------------------------------------------------
 
-def _console(url: str, lines: str) -> str:
-    out = io.StringIO()
-    service = Service(url)
-    try:
-        run(service, FrozenClock(), io.StringIO(lines), out)
-    finally:
-        service.close()
-    return out.getvalue()
-
-
 def test_console_runs_never_reuse_message_ids(db_url: str) -> None:
-    """The probe: `new g1`, `g1 judge yellow 4`; a second run `g1 judge yellow 9` was answered
-    "accepted (version 1)" and seat 9 never got the card."""
-    _console(db_url, "new g1\ng1 judge yellow 4\n")
-    second = _console(db_url, "g1 judge yellow 9\n")
-    assert "accepted (version 2)" in second
+    """The probe: a yellow card for seat 4, then in a second run one for seat 9; the second
+    was taken for a repeat of the first (the same message id) and seat 9 never got it."""
+    code, _ = _dealt(db_url, f"{JUDGE}: 黄牌 4\n")
+    second = _console(db_url, f"{JUDGE}: 黄牌 9\n")
+    assert f"【{code} v2】" in second  # the judge's digest of the command applied second
     service = Service(db_url)
     try:
-        state = service.state("g1")
+        state = service.state(code)
         assert state.seat(9).yellow == 1 and state.seat(4).yellow == 1
         with service.db.read() as s:
             ids = list(s.scalars(select(InboxMessage.msg_id)))
+            chat = list(s.scalars(select(ChatMessage.msg_id)))
         assert len(ids) == len(set(ids)) == 2
+        # Every console line is a message of its own: 新游戏, 12 报名, 开始 and the two cards.
+        assert len(chat) == len(set(chat)) == 16
     finally:
         service.close()
 
@@ -157,20 +180,26 @@ def test_commands_are_parsed_strictly() -> None:
     nested = '{"kind":"act","seat":1,"skill":"see","options":{"a":' + "[" * 1000 + "]" * 1000
     with pytest.raises(ValidationError):
         COMMAND.validate_json(nested + "}}", strict=True)
-    for words in ("1_1 vote 2", "+3 vote 2", "4 vote 1_2", "04 see 1", "4 see ３"):
-        with pytest.raises(ValueError):
-            parse(words.split())
+    # Chat commands: a seat number is 1-99 written as a number, nothing else.
+    for text in ("投 1_1", "投 +3", "投 true", "投 1 2 3", "刀 3.5", "验 100"):
+        with pytest.raises(ParseError):
+            parse(text)
 
 
-def test_console_bounds_lines_and_json(db_url: str) -> None:
-    out = _console(db_url, "new g1\n" + "g1 4 lastwords " + "话" * 5000 + "\n"
-                   + 'g1 {"kind":"act","seat":1,"skill":"see","options":{"a":'
-                   + "[" * 1000 + "]" * 1000 + "}}\n" + "g1 1_1 vote 2\n")
-    assert "line too long" in out
-    assert out.count("? ") >= 3
+def test_console_bounds_lines_and_texts(db_url: str) -> None:
+    code, _ = _dealt(db_url)
+    player = "p1"
+    out = _console(db_url, f"{player}: 遗言 " + "话" * 5000 + "\n"  # over the bot's 4096
+                   + f"{player}: 遗言 " + "话" * 9000 + "\n"  # over the console's line bound
+                   + f"{player}: 投 1_1\n" + f"{player}:" + "[" * 1000 + "]" * 1000 + "\n"
+                   + "no colon here\n" + "/echo end\n")
+    assert "# ? line too long" in out and "# ? write NAME: TEXT" in out
+    assert out.rstrip().endswith("# end")  # the console went on after each
+    replies = [line for line in out.splitlines() if line.startswith(f"→ {player}: ")]
+    assert len(replies) == 3  # the overlong text, the bad seat, the bracket chatter
     service = Service(db_url)
     try:
-        assert service.state("g1").version == 0  # nothing applied
+        assert service.state(code).version == 0  # nothing applied
     finally:
         service.close()
 
@@ -261,10 +290,3 @@ def test_the_same_tick_from_two_schedulers_is_a_duplicate(service: Service) -> N
                            now=dl.due, msg_id="tick-x")
     assert again.duplicate and again.version == first.version
 
-
-def test_console_words_name_their_commands() -> None:
-    from engine.commands import JudgeCorrection, Surrender
-
-    assert parse(["3", "surrender"]) == Surrender(seat=3)
-    assert parse(["judge", "confirm_correction", "5"]) == JudgeCorrection(seat=5, accept=True)
-    assert parse(["4", "request_correct", "abstain"]) == Vote(seat=4, mode="request_correct")
