@@ -28,11 +28,16 @@ Output: "→ NAME: TEXT" (a DM), "→ @ROOM: TEXT" (a room post), "+ @ROOM: NAME
 two spaces, "# ..." notes (a malformed line gets "# ? ..."). Logs go to standard error.
 At end of input it exits 0; started again on the same database it continues every game
 (deadlines passed meanwhile fire first; a virtual clock never goes back)."""
-RUN_HELP = """Runs the bot on the real clock: the chat console (wolfjudge console without --clock),
-until end of input. It is the command that will run the real WeChat transport once it exists;
-until then the terminal is the transport.
-
-""" + CONSOLE_HELP
+RUN_HELP = """Runs the bot on WeChat through a Wechaty puppet service, on the real clock, until
+SIGINT/SIGTERM. Settings from the environment (see .env.example):
+  WECHATY_PUPPET_SERVICE_ENDPOINT   host:port of the puppet service (plaintext gRPC)
+  WECHATY_PUPPET_SERVICE_TOKEN      its token
+  WOLFJUDGE_JUDGES                  the judges' WeChat ids, comma-separated
+  WOLFJUDGE_DATABASE_URL            default sqlite:///wolfjudge.db (run `wolfjudge migrate`)
+  WOLFJUDGE_SEND_INTERVAL (1.5 s), WOLFJUDGE_SEND_JITTER (1 s), WOLFJUDGE_ROOM_INTERVAL (4 s),
+  WOLFJUDGE_DAILY_CAP (3000), WOLFJUDGE_ROOMS_PER_HOUR (2), WOLFJUDGE_TZ (Asia/Shanghai)
+With --clock the clock is virtual (tests): /clock and /advance lines on standard input move it,
+end of input stops. `wolfjudge console` is the same bot with the terminal as transport."""
 
 
 def _scenario_run(args: argparse.Namespace) -> int:
@@ -147,8 +152,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    args.clock = None  # the real clock
-    return _console(args, make_schema=False)
+    from bot.chat.live import run
+
+    _logs_to_stderr()
+    return run(clock=args.clock)
 
 
 def _logs_to_stderr() -> None:
@@ -200,11 +207,11 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                        help="the time zone of the clock and of new games (default "
                             "Asia/Shanghai)")
 
-    p = sub.add_parser("run", help="run the bot on the real clock (the chat console until the "
-                                   "WeChat transport comes; needs `wolfjudge migrate`)",
+    p = sub.add_parser("run", help="run the bot on WeChat (a Wechaty puppet service; settings "
+                                   "from the environment; needs `wolfjudge migrate`)",
                        description=RUN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    db_option(p)
-    judge_options(p)
+    p.add_argument("--clock", metavar="YYYY-MM-DD HH:MM", default=None,
+                   help="tests: a virtual clock moved by /clock and /advance lines on stdin")
     p.set_defaults(func=_run)
     p = sub.add_parser("console", help="the bot with the terminal as transport (CHAT.md): "
                                        "lines NAME: TEXT, NAME@ROOM: TEXT, /clock, /advance, "

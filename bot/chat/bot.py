@@ -116,6 +116,7 @@ class ChatBot:
         self.time_zone = time_zone
         self.export_dir = Path(export_dir)
         self.rooms = Rooms(service, transport, self._dm)
+        self.on_deliver: Callable[[], None] | None = None
         # Rooms follow every commit, the scheduler's ticks included.
         service.on_commit.append(self.after_commit)
 
@@ -125,7 +126,12 @@ class ChatBot:
 
     # delivery ----------------------------------------------------------------------------------
     def deliver(self, _now: datetime | None = None) -> None:
-        """Send what the outbox holds. Retries wait on the real clock, whatever the game's."""
+        """Send what the outbox holds. Retries wait on the real clock, whatever the game's.
+        With `on_deliver` set (a transport that must have one deliverer: WeChat), that one
+        deliverer is woken instead."""
+        if self.on_deliver is not None:
+            self.on_deliver()
+            return
         deliver(self.service.db, self.sender)
 
     def _dm(self, to: str, text: str) -> None:

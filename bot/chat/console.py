@@ -42,7 +42,7 @@ from bot.chat.bot import ChatBot
 from bot.gametime import instant_of, wall_clock, zone
 from bot.scheduler import Clock, DeadlineScheduler, SystemClock
 from bot.service import Service
-from bot.transport import Incoming
+from bot.transport import Incoming, Transport
 from bot.transport.console import ConsoleTransport
 
 log = logging.getLogger(__name__)
@@ -84,11 +84,13 @@ def parse_clock(text: str) -> datetime:
 class Console:
     def __init__(self, service: Service, out: TextIO, *, judges: list[str],
                  clock: Clock | None = None, time_zone: str = "Asia/Shanghai",
-                 export_dir: str = "exports") -> None:
+                 export_dir: str = "exports", transport: Transport | None = None) -> None:
+        """`transport`: another transport than the terminal's (`wolfjudge run --clock`: WeChat,
+        with the terminal only for the clock and notes)."""
         self.service = service
         self.out = out
         self.tz = zone(time_zone)
-        self.transport = ConsoleTransport(out)
+        self.transport = transport or ConsoleTransport(out)
         self.bot = ChatBot(service, self.transport, judges=judges, time_zone=time_zone,
                            export_dir=export_dir)
         self.virtual = clock if isinstance(clock, VirtualClock) else None
@@ -96,7 +98,10 @@ class Console:
         self._lock = threading.Lock()
 
     def note(self, text: str) -> None:
-        self.transport.note(text)
+        if isinstance(self.transport, ConsoleTransport):
+            self.transport.note(text)  # in line with the transcript (its lock)
+        else:
+            print(f"# {text}", file=self.out, flush=True)
 
     # input -------------------------------------------------------------------------------------
     def line(self, raw: str) -> None:
@@ -132,6 +137,8 @@ class Console:
                 name, *members = rest.split() or [""]
                 if not _MESSAGE.fullmatch(f"{name}:") or not members:
                     raise ValueError("write /room ROOM NAME ...")
+                if not isinstance(self.transport, ConsoleTransport):
+                    raise ValueError("/room is for the console transport")
                 self.transport.rooms[name] = members
             else:
                 raise ValueError(f"unknown console command {head[:20]}: /clock, /advance, "

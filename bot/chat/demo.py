@@ -159,13 +159,16 @@ class Demo:
             self.done.add(("judge-morning", phase))
             self.say(JUDGE, "公示")
         for seat in range(1, 13):
+            if self.service.state(self.code).over:
+                return  # the last action ended the game: nobody plays on
             st = state.seat(seat)
             seen = self.seen(seat)
             self.duties(state, seat, seen)
             if phase.startswith("D") and st.alive and ("vote", phase, seat) not in self.done:
                 self.done.add(("vote", phase, seat))
                 self.vote(seat, seen)
-        if phase.startswith("D") and ("tally", phase) not in self.done:
+        if phase.startswith("D") and ("tally", phase) not in self.done and not (
+                self.service.state(self.code).over):
             self.done.add(("tally", phase))
             self.say(JUDGE, "票型")
 

@@ -141,20 +141,36 @@ def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
         service.close()
 
 
-def test_wolfjudge_run_is_the_chat_console_on_the_real_clock(
+def test_wolfjudge_console_without_clock_runs_on_the_real_clock(
         db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("J: 新游戏 异常\n/clock 2026-12-01 09:00\n"
                                                   "/echo done\n"))
-    assert main(["run", "--db", db_url, "--judge", "J"]) == 0
+    assert main(["console", "--db", db_url, "--judge", "J"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^→ J: .*游戏码 [A-Z0-9]{4,8}", out, re.M)
     assert "# ? /clock and /advance need --clock" in out and out.rstrip().endswith("# done")
 
 
-def test_run_refuses_a_database_without_the_schema(tmp_path: object,
+def test_run_refuses_a_database_without_the_schema(monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--db", "sqlite://"]) == 2
+    for name, value in (("WECHATY_PUPPET_SERVICE_ENDPOINT", "127.0.0.1:9"),
+                        ("WECHATY_PUPPET_SERVICE_TOKEN", "t"), ("WOLFJUDGE_JUDGES", "J"),
+                        ("WOLFJUDGE_DATABASE_URL", "sqlite://")):
+        monkeypatch.setenv(name, value)
+    assert main(["run"]) == 2  # before it connects to anything
     assert "wolfjudge migrate" in capsys.readouterr().err
+
+
+def test_run_names_each_missing_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("WECHATY_PUPPET_SERVICE_ENDPOINT", "WECHATY_PUPPET_SERVICE_TOKEN",
+                 "WOLFJUDGE_JUDGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WECHATY_PUPPET_SERVICE_TOKEN", "t")
+    with pytest.raises(SystemExit) as exc:
+        main(["run"])
+    message = str(exc.value)
+    assert "WECHATY_PUPPET_SERVICE_ENDPOINT is not set" in message
+    assert "WOLFJUDGE_JUDGES is not set" in message and "TOKEN" not in message
 
 
 def test_a_fast_game_in_another_zone_exports_and_verifies(db_url: str) -> None:

@@ -1,0 +1,196 @@
+"""`wolfjudge run`: the bot on WeChat (issue 9), through a Wechaty puppet service.
+
+    WeChat ─ puppet service ─ WechatyTransport ─ ChatBot ─ Service ─ outbox ─ one Deliverer
+                                                             └─ DeadlineScheduler (real clock)
+
+Settings come from the environment (`LiveSettings`); a missing one is named. The outbox has
+one deliverer thread (a transport whose sends can time out must not have two, or a row could
+go twice); everything that wants delivery wakes it. After a reconnect the judges are told that
+messages sent meanwhile may be lost. When the puppet asks for a login, the QR code is drawn on
+standard error and its URL printed.
+
+`--clock "YYYY-MM-DD HH:MM"` (tests): the clock is virtual and moves only by `/clock` and
+`/advance` lines on standard input, as on the console; the scheduler does not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from datetime import UTC
+from typing import TextIO
+
+from pydantic import AliasChoices, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.chat.bot import ChatBot
+from bot.chat.console import Console, VirtualClock, parse_clock
+from bot.chat.texts import t
+from bot.gametime import instant_of, zone
+from bot.outbox import deliver
+from bot.scheduler import DeadlineScheduler, SystemClock
+from bot.service import Service
+from bot.store.settings import database_url
+from bot.transport import TransportSender
+from bot.transport.pacing import Pacer, PacingSettings
+
+log = logging.getLogger(__name__)
+QR_URL = "https://wechaty.js.org/qrcode/"
+
+
+class LiveSettings(BaseSettings):
+    """What `wolfjudge run` reads from the environment."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    endpoint: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_ENDPOINT"),
+                          min_length=1)
+    token: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_TOKEN"),
+                       min_length=1)
+    judges: str = Field(validation_alias=AliasChoices("WOLFJUDGE_JUDGES"), min_length=1)
+    database_url: str = Field("sqlite:///wolfjudge.db",
+                              validation_alias=AliasChoices("WOLFJUDGE_DATABASE_URL"))
+    time_zone: str = Field("Asia/Shanghai", validation_alias=AliasChoices("WOLFJUDGE_TZ"))
+    send_interval: float = Field(1.5, ge=0,
+                                 validation_alias=AliasChoices("WOLFJUDGE_SEND_INTERVAL"))
+    send_jitter: float = Field(1.0, ge=0, validation_alias=AliasChoices("WOLFJUDGE_SEND_JITTER"))
+    room_interval: float = Field(4.0, ge=0,
+                                 validation_alias=AliasChoices("WOLFJUDGE_ROOM_INTERVAL"))
+    daily_cap: int = Field(3000, ge=1, validation_alias=AliasChoices("WOLFJUDGE_DAILY_CAP"))
+    rooms_per_hour: int = Field(2, ge=0,
+                                validation_alias=AliasChoices("WOLFJUDGE_ROOMS_PER_HOUR"))
+
+    @property
+    def judge_list(self) -> list[str]:
+        return [j.strip() for j in self.judges.split(",") if j.strip()]
+
+    @property
+    def pacing(self) -> PacingSettings:
+        return PacingSettings(interval=self.send_interval, jitter=self.send_jitter,
+                              room_interval=self.room_interval, daily_cap=self.daily_cap,
+                              rooms_per_hour=self.rooms_per_hour)
+
+
+def load_settings() -> LiveSettings:
+    """The settings, or a SystemExit naming each missing or bad one."""
+    try:
+        return LiveSettings()  # type: ignore[call-arg]  # from the environment
+    except ValidationError as exc:
+        names = {"endpoint": "WECHATY_PUPPET_SERVICE_ENDPOINT",
+                 "token": "WECHATY_PUPPET_SERVICE_TOKEN", "judges": "WOLFJUDGE_JUDGES"}
+        problems = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else "?"
+            name = names.get(field, field)
+            problems.append(f"{name} is not set" if err["type"] == "missing"
+                            else f"{name}: {err['msg']}")
+        raise SystemExit("wolfjudge run: " + "; ".join(problems)
+                         + " (see .env.example and the README's deployment section)") from None
+
+
+def show_qr(qrcode: str, out: TextIO = sys.stderr) -> None:
+    """The login QR code, drawn in the terminal, and its URL."""
+    import qrcode as qrlib
+
+    qr = qrlib.QRCode(border=1)
+    qr.add_data(qrcode)
+    buf = io.StringIO()
+    qr.print_ascii(out=buf)
+    print(f"请用机器人的微信扫码登录 / scan to log in:\n{buf.getvalue()}{QR_URL}{qrcode}",
+          file=out, flush=True)
+
+
+class Deliverer:
+    """The outbox's only deliverer: a thread woken by `poke`, and every few seconds for
+    retries that came due."""
+
+    def __init__(self, service: Service, sender: TransportSender, every: float = 5.0) -> None:
+        self.service = service
+        self.sender = sender
+        self.every = every
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="outbox", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def poke(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.every)
+            self._wake.clear()
+            try:
+                deliver(self.service.db, self.sender)
+            except Exception:  # the database is away: try again on the next wake
+                log.exception("outbox delivery failed")
+
+
+def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
+    """After a reconnect: the judges learn that messages sent meanwhile may be lost."""
+    def told() -> None:
+        for judge in judges:
+            bot._dm(judge, t("reconnected"))
+    return told
+
+
+def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    from bot.transport.wechaty import WechatyTransport
+
+    settings = load_settings()
+    service = Service(database_url(settings.database_url), judges=settings.judge_list)
+    transport = WechatyTransport(settings.endpoint, settings.token, pacer=Pacer(settings.pacing),
+                                 on_scan=lambda code, _status: show_qr(code))
+    virtual = None
+    if clock is not None:
+        start = instant_of(parse_clock(clock), zone(settings.time_zone)).astimezone(UTC)
+        virtual = VirtualClock(start)
+    console = Console(service, out, judges=settings.judge_list, clock=virtual,
+                      time_zone=settings.time_zone, transport=transport)
+    bot = console.bot
+    deliverer = Deliverer(service, bot.sender)
+    bot.on_deliver = deliverer.poke
+    service.on_commit.append(lambda _gid: deliverer.poke())
+    transport.handler = bot.handle
+    transport.on_reconnect = tell_judges(bot, settings.judge_list)
+    deliverer.start()
+    transport.start()
+    if not transport.wait_ready(60):
+        log.warning("not connected to %s yet; still trying", settings.endpoint)
+    try:
+        if virtual is not None:
+            console.run_virtual(inp)  # /clock and /advance lines; end of input stops
+        else:
+            asyncio.run(_serve(service))
+    finally:
+        transport.stop()
+        deliverer.stop()
+        service.close()
+    return 0
+
+
+async def _serve(service: Service) -> None:
+    """Deadlines on the real clock until SIGINT or SIGTERM."""
+    sched = DeadlineScheduler(service, SystemClock())
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    sched.start()
+    print("wolfjudge: connected; Ctrl-C stops", file=sys.stderr, flush=True)
+    try:
+        await stop.wait()
+    finally:
+        sched.stop()
