@@ -17,7 +17,14 @@ from sqlalchemy.orm import Session
 
 from bot.store.settings import database_url
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+def _migrations() -> Path:
+    """The Alembic scripts: the `migrations` package, in a checkout or an installed wheel."""
+    import migrations
+
+    return Path(migrations.__file__).resolve().parent
+
+
+MIGRATIONS = _migrations()
 
 
 class SchemaError(RuntimeError):
