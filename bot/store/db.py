@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from bot.store.settings import database_url
 
+
 def _migrations() -> Path:
     """The Alembic scripts: the `migrations` package, in a checkout or an installed wheel."""
     import migrations
