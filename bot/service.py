@@ -543,7 +543,7 @@ class Service:
         if any(ev.audience.group or ev.audience.public for ev in events):
             rooms = {r.name: r.room_id for r in s.scalars(select(Room).where(
                 Room.game_id == gid))}
-            room_seats = _room_seats(s, gid)
+            room_seats = _room_seats(s, gid, self.judges)
         created = utcnow()
         rows: list[dict[str, Any]] = []
 
@@ -721,13 +721,22 @@ class Service:
         return report
 
 
-def _room_seats(s: Session, gid: str) -> dict[str, set[int]]:
-    """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py)."""
+def _room_seats(s: Session, gid: str, judges: frozenset[str]) -> dict[str, set[int]]:
+    """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
+    who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
+    then gets no post until it is put right."""
+    game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
     out: dict[str, set[int]] = {}
-    for room, seat in s.execute(select(RoomMember.room, Player.seat).join(
-            Player, (Player.game_id == RoomMember.game_id)
-            & (Player.contact_id == RoomMember.contact_id)).where(RoomMember.game_id == gid)):
-        out.setdefault(room, set()).add(seat)
+    for room, contact, seat in s.execute(
+            select(RoomMember.room, RoomMember.contact_id, Player.seat).outerjoin(
+                Player, (Player.game_id == RoomMember.game_id)
+                & (Player.contact_id == RoomMember.contact_id)).where(
+                RoomMember.game_id == gid)):
+        seats = out.setdefault(room, set())
+        if seat is not None:
+            seats.add(seat)
+        elif contact not in judges and contact != game_judge:
+            seats.add(-1)
     return out
 
 

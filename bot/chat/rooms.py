@@ -106,6 +106,7 @@ class Rooms:
                 log.warning("%s: could not make room %s: %s", gid, name, exc)
             else:
                 self._bind(gid, group, room, plan.contacts)
+                self._audit(gid, group, room, plan.contacts, lobby)
                 self._post(room, t("room_members", code=gid, room=room_name(group),
                                    members=seats_text(plan.seats)))
                 return
@@ -153,10 +154,41 @@ class Rooms:
                                                    RoomMember.contact_id == c))
             for c in new:
                 s.add(RoomMember(game_id=gid, room=group, contact_id=c))
+        self._audit(gid, group, room, plan.contacts, lobby)
         outs = sorted(seat_of[c] for c in gone if c in seat_of and not state.seat(
             seat_of[c]).alive)
         for n in outs:
             self._post(room, t("room_out", seat=n))
+
+    def _audit(self, gid: str, group: str, room: str, wanted: list[str], lobby: Lobby) -> None:
+        """After every change, the room's real members against what it should hold (a
+        platform may drop an add or a removal without saying so): the judge is told of a
+        difference, the bot's record follows the room."""
+        try:
+            present = self.transport.members(room)
+        except TransportError:
+            return  # a transport that cannot list members: nothing to check
+        judges = {lobby.judge} | self.service.judges
+        missing = [c for c in wanted if c not in present and c not in judges]
+        extra = [c for c in present if c not in wanted and c not in judges]
+        if not missing and not extra:
+            return
+        log.warning("%s: room %s has %s missing, %s extra", gid, room, missing, extra)
+        seat_of = {c: n for n, c in self._contacts(gid).items()}
+
+        def who(c: str) -> str:
+            return t("words.seat", n=seat_of[c]) if c in seat_of else c
+
+        problems = [t("room_missing", who="、".join(map(who, missing)))] if missing else []
+        if extra:
+            problems.append(t("room_extra", who="、".join(map(who, extra))))
+        self.dm(lobby.judge, t("room_audit", code=gid, room=room_name(group),
+                               problems="；".join(problems)))
+        with self.service.db.write() as s:
+            s.execute(delete(RoomMember).where(RoomMember.game_id == gid,
+                                               RoomMember.room == group))
+            for c in present:
+                s.add(RoomMember(game_id=gid, room=group, contact_id=c))
 
     def bind(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str
              ) -> str:

@@ -50,10 +50,12 @@ class Transport(ABC):
     instant: bool = False
 
     @abstractmethod
-    def send_dm(self, contact: str, text: str) -> None: ...
+    def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
+        """`key`: the outbox row's dedupe key; a transport that can should drop a key it
+        has delivered (a resend after a lost acknowledgement)."""
 
     @abstractmethod
-    def post(self, room: str, text: str) -> None: ...
+    def post(self, room: str, text: str, *, key: str | None = None) -> None: ...
 
     def create_room(self, name: str, members: list[str]) -> str:
         """Make a room called `name` with exactly `members`; return its id."""
@@ -78,6 +80,6 @@ class TransportSender:
 
     def send(self, message: OutgoingMessage) -> None:
         if message.channel in ("group", "public"):
-            self.transport.post(message.address, message.text)
+            self.transport.post(message.address, message.text, key=message.dedupe_key)
         else:
-            self.transport.send_dm(message.address, message.text)
+            self.transport.send_dm(message.address, message.text, key=message.dedupe_key)

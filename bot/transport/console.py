@@ -36,10 +36,10 @@ class ConsoleTransport(Transport):
         """A `# …` line: the console's own remark (a sync marker, a malformed line)."""
         self._print(_lines("# ", text))
 
-    def send_dm(self, contact: str, text: str) -> None:
+    def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         self._print(_lines(f"→ {contact}: ", text))
 
-    def post(self, room: str, text: str) -> None:
+    def post(self, room: str, text: str, *, key: str | None = None) -> None:
         self._print(_lines(f"→ @{room}: ", text))
 
     def create_room(self, name: str, members: list[str]) -> str:

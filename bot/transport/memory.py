@@ -31,12 +31,12 @@ class MemoryTransport(Transport):
     def can_create_rooms(self) -> bool:  # type: ignore[override]
         return self.rooms_allowed
 
-    def send_dm(self, contact: str, text: str) -> None:
+    def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         if contact in self.refuse:
             raise Refused(f"DM to {contact} refused")
         self.sent.append(Sent("dm", contact, text))
 
-    def post(self, room: str, text: str) -> None:
+    def post(self, room: str, text: str, *, key: str | None = None) -> None:
         if room in self.refuse or room not in self.rooms:
             raise Refused(f"post in {room} refused")
         self.sent.append(Sent("post", room, text))

@@ -94,6 +94,7 @@ from bot.transport.pacing import Pacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+DELIVERED_KEYS = 20_000  # outbox keys remembered as sent (a day of sends, and more)
 
 DEFAULT_TIMEOUT = 30.0
 _SEEN_MAX = 10_000
@@ -188,6 +189,7 @@ class WechatyTransport(Transport):
         self._stopping = threading.Event()
         self._cond = threading.Condition()
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self._delivered: OrderedDict[str, None] = OrderedDict()  # outbox keys sent
         self.logins = 0  # logins so far (the first connection's, then each reconnect's)
         self.started_at: datetime | None = None
         self.self_id: str | None = None
@@ -453,13 +455,24 @@ class WechatyTransport(Transport):
         wait = self.pacer.before_create_room() if creation else self.pacer.before_send(room)
         asyncio.run_coroutine_threadsafe(wait, loop).result()
 
-    def send_dm(self, contact: str, text: str) -> None:
-        self._pace()
-        self._call(f"DM to {contact}", lambda s: self._send(s, contact, text))
+    def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
+        self._deliver_once(key, f"DM to {contact}", contact, text, None)
 
-    def post(self, room: str, text: str) -> None:
+    def post(self, room: str, text: str, *, key: str | None = None) -> None:
+        self._deliver_once(key, f"post in {room}", room, text, room)
+
+    def _deliver_once(self, key: str | None, what: str, to: str, text: str,
+                      room: str | None) -> None:
+        """A key delivered before (by this process) is dropped: a resend after an answer
+        that was lost on the way back is not shown twice."""
+        if key is not None and key in self._delivered:
+            return
         self._pace(room)
-        self._call(f"post in {room}", lambda s: self._send(s, room, text))
+        self._call(what, lambda s: self._send(s, to, text))
+        if key is not None:
+            self._delivered[key] = None
+            while len(self._delivered) > DELIVERED_KEYS:
+                self._delivered.popitem(last=False)
 
     def create_room(self, name: str, members: list[str]) -> str:
         self._pace(creation=True)

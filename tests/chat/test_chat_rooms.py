@@ -219,3 +219,45 @@ def test_a_kill_sent_by_dm_is_answered_by_dm(table: Table) -> None:
     sent = table.send(wolf, "锁定", room=room)
     assert [s for s in sent if s.kind == "post" and s.target == room]
     assert dm_texts(sent, wolf) == []  # said in the room: answered in the room
+
+
+class _Lossy(MemoryTransport):
+    """A platform that silently leaves the last member out of a new room."""
+
+    def create_room(self, name: str, members: list[str]) -> str:
+        room = super().create_room(name, members)
+        self.rooms[room] = self.rooms[room][:-2] + self.rooms[room][-1:]  # one wolf missing
+        return room
+
+
+def test_room_members_are_audited_after_a_change(tmp_path: Path) -> None:
+    """Issue 9: the room's real members are checked after every change; the judge is told
+    who is missing, and until it is put right the room gets nothing it should not."""
+    table = Table(tmp_path, transport=_Lossy())
+    code = table.game()
+    linked(table, code)
+    warned = [x for x in dm_texts(table.transport.sent, JUDGE) if "成员与应有成员不符" in x]
+    assert len(warned) >= 1 and "缺少" in warned[0]
+
+
+def test_a_stranger_in_a_room_stops_its_posts(table: Table) -> None:
+    """A member who is neither a seat nor a judge (slipped in on the platform) means the
+    room gets no post: its members are DMed instead."""
+    from bot.store.models import RoomMember
+
+    code = table.game()
+    linked(table, code)
+    room = table.room(code, "wolves")
+    assert room is not None
+    table.move_to(datetime(2026, 12, 1, 21, 5, tzinfo=ZONE))
+    with table.service.db.write() as s:  # as the audit records a room it finds changed
+        s.add(RoomMember(game_id=code, room="wolves", contact_id="stranger"))
+    table.transport.rooms[room].append("stranger")
+    night = table.state(code).night
+    assert night is not None
+    killer = table.contact(code, night.slots["kill"].seats[0])
+    target = table.seats_with(code, "villager")[0]
+    sent = table.send(killer, f"刀 {target}")
+    assert not [s for s in sent if s.kind == "post" and s.target == room]
+    assert any(f"{target} 号" in x for x in dm_texts(sent, killer))
+    assert "stranger" not in table.transport.rooms[room]  # and the next sync removes him
