@@ -105,10 +105,12 @@ class ChatBot:
     def __init__(self, service: Service, transport: Transport, *,
                  judges: Iterable[str] | None = None, time_zone: str = DEFAULT_TIME_ZONE,
                  export_dir: Path | str = "exports",
-                 seeds: Callable[[], str] = new_seed) -> None:
+                 seeds: Callable[[], str] = new_seed,
+                 codes: Callable[[], str] = new_code) -> None:
         self.service = service
         # Where `开始` gets a game's secret seed: the OS CSPRNG; a fixed one only in tests.
         self.seeds = seeds
+        self.codes = codes  # game codes (not secret): random, fixed in tests
         if judges is not None:
             service.judges = frozenset(judges)
         self.transport = transport
@@ -372,7 +374,7 @@ class ChatBot:
             return
         now = msg.at.astimezone(UTC).replace(tzinfo=None)
         for _ in range(20):
-            code = new_code()
+            code = self.codes()
             try:
                 with self.service.db.write() as s:
                     if s.get(Game, code) is not None:

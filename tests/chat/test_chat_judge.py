@@ -24,6 +24,12 @@ JUDGE = "J"
 _ids = itertools.count()
 
 
+def _codes() -> Callable[[], str]:
+    """Fixed game codes (in no contact's name): the same every run."""
+    counter = itertools.count(1)
+    return lambda: f"G{next(counter):05d}"
+
+
 def _seeds() -> Callable[[], str]:
     """Fixed seeds, one per game: the same deal every run."""
     counter = itertools.count(1)
@@ -38,7 +44,8 @@ class Table:
         migrate(url)
         self.service = Service(url)
         self.transport = MemoryTransport()
-        self.bot = ChatBot(self.service, self.transport, seeds=_seeds(), judges=[JUDGE],
+        self.bot = ChatBot(self.service, self.transport, seeds=_seeds(), codes=_codes(),
+                           judges=[JUDGE],
                            export_dir=tmp_path / "exports")
         self.now = datetime(2026, 12, 1, 7, 0, tzinfo=TZ)
         reply = self.say(JUDGE, " ".join(["新游戏 经典", *options]))
