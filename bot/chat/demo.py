@@ -13,6 +13,7 @@ from the public phase and clock, never from another seat's role.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import tempfile
@@ -64,6 +65,11 @@ class Demo:
         self.clock = VirtualClock(instant_of(START, zone(TZ)).astimezone(UTC))
         self.console = Console(self.service, self.out, judges=[JUDGE], clock=self.clock,
                                time_zone=TZ, export_dir=tempfile.mkdtemp(prefix="wj-export-"))
+        # A demo replays: `--seed` fixes the deal and the code too (never do this for a real
+        # game, whose seed must be secret).
+        game_seed = hashlib.sha256(f"wolfjudge-demo|{ruleset}|{seed}".encode()).hexdigest()
+        self.console.bot.seeds = lambda: game_seed
+        self.console.bot.codes = lambda: f"DEMO{seed % 100:02d}"
         self.names = [f"玩家{i}" for i in range(1, 13)]
         self.code = ""
         self.done: set[tuple[Any, ...]] = set()

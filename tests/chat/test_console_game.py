@@ -397,7 +397,7 @@ def test_wolfjudge_demo_prints_a_protocol_transcript(args: tuple[str, ...]) -> N
     done = run_cli("demo", *args)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
-    assert re.fullmatch(r"# winner: \w+", lines[-1]) and lines[-1] != "# winner: none"
+    assert re.fullmatch(r"# winner: [\w-]+", lines[-1]) and lines[-1] != "# winner: none"
     stray = [x for x in lines if not (INPUT_LINE.fullmatch(x) or OUTPUT_LINE.fullmatch(x))]
     assert stray == []
     camp = check_end(lines, sorted({m[1] for x in lines if (m := re.match(r"(玩家\d+): 报名",
