@@ -3,7 +3,9 @@
 //
 //   node gateway.js [--grpc-port N] [--http-port M]
 //   env: WECHATY_PUPPET_SERVICE_TOKEN (required), GATEWAY_GRPC_PORT, GATEWAY_HTTP_PORT,
-//        GATEWAY_BOT_NAME (the mock bot user's name), WECHATY_LOG (verbose, silly, ...)
+//        GATEWAY_BOT_NAME (the mock bot user's name), WECHATY_LOG (verbose, silly, ...),
+//        GATEWAY_CONTACTS (JSON [{id, name}]: contacts made before the gRPC server listens, so
+//        that a gateway restarted under a running bot knows them as WeChat would)
 //
 // gRPC: PuppetServer from wechaty-puppet-service, plaintext (tls.disable), 127.0.0.1 only, the
 // token checked on every call. The bot connects to it as to any puppet service.
@@ -18,6 +20,9 @@
 //   GET  /sent?since=N           everything the bot sent, in order: [{seq, id, kind: dm|post,
 //                                to, text, mentions, at}] with seq > N
 //   GET  /rooms                  [{id, topic, ownerId, members}]
+//   POST /rooms {owner, members, topic?}   a room a contact made by hand (the judge, when the
+//                                bot's own room creation was refused), with the bot in it;
+//                                {id, topic, ownerId, members}
 //   POST /refuse-rooms {refuse}  while true, the bot's room creation fails
 //   POST /shutdown               stop the servers and exit 0
 //
@@ -150,6 +155,13 @@ puppet.roomDel = async (roomId, contactId) => {
   await dirtyRoom(roomId)
 }
 
+// --- contacts known before anyone connects (a restart keeps the contacts, as WeChat does) ---
+const contactsByName = new Map()
+for (const { id, name } of JSON.parse(process.env.GATEWAY_CONTACTS || '[]')) {
+  mocker.createContact({ id, name })
+  contactsByName.set(name, id)
+}
+
 // --- gRPC -------------------------------------------------------------------------------------
 const server = new PuppetServer({
   endpoint: `${HOST}:${grpcPort}`,
@@ -160,7 +172,6 @@ const server = new PuppetServer({
 await server.start()
 
 // --- control API ------------------------------------------------------------------------------
-const contactsByName = new Map()
 
 function contactList () {
   return [...mocker.cacheContactPayload.values()].map(c => ({ id: c.id, name: c.name }))
@@ -215,6 +226,14 @@ const routes = {
     return sent.filter(s => s.seq > since)
   },
   'GET /rooms': () => roomList(),
+  'POST /rooms': ({ owner, members, topic }) => {
+    contact(owner)
+    for (const m of members || []) contact(m)
+    const id = `${nextId('room')}@chatroom`
+    const memberIdList = [...new Set([owner, botUser.id, ...(members || [])])]
+    mocker.createRoom({ id, topic: topic || '', memberIdList, ownerId: owner, adminIdList: [] })
+    return roomList().find(r => r.id === id)
+  },
   'POST /refuse-rooms': ({ refuse }) => {
     refuseRooms = refuse !== false
     return { refuse: refuseRooms }
