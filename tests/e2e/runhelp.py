@@ -92,9 +92,10 @@ class BotProcess:
         self.transcript.extend(out)
         return out
 
-    def ready(self, timeout: float = 60.0) -> None:
-        """Connected: `run` reads stdin only once it is logged in (or gave up waiting)."""
-        self.send("/echo ready", timeout)
+    def ready(self, timeout: float = 60.0) -> list[str]:
+        """Connected: `run` reads stdin only once it is logged in (or gave up waiting).
+        The notes printed before."""
+        return self.send("/echo ready", timeout)
 
     def kill(self) -> None:
         """SIGKILL: no goodbye, nothing flushed."""

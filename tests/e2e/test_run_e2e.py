@@ -106,3 +106,54 @@ def test_a_whole_game_through_wolfjudge_run(bot: BotProcess, gateway: Gateway, r
             lovers | {JUDGE})
     # The killers spoke in their room, and were answered there.
     assert any(m.room == killers["id"] and "刀" in m.text for m in table.log if m.head == "→")
+
+
+def test_the_bot_killed_mid_night_and_restarted_loses_nothing_acknowledged(
+        gateway: Gateway, db: Path, tmp_path: Path) -> None:
+    bot = BotProcess(gateway, db, tmp_path)
+    table = start_table(bot, gateway, "classic", 3)
+    try:
+        table.deal()
+        table.play_until(table.night)
+        for p in table.players.values():
+            p.saved = True  # the witch saves nobody: the kill is the night's
+        # The killers kill and lock in their room, the seer checks: each is answered on the
+        # gateway (acknowledged) before the bot is killed; the guard and the witch wait.
+        acted = [a for a in table.todo if re.match(r"(刀|锁定|验)", a[1])]
+        assert {a[1].split()[0] for a in acted} == {"刀", "锁定", "验"}, table.todo
+        table.todo = [a for a in table.todo if a not in acted]
+        kill = next(int(a[1].split()[1]) for a in acted if a[1].startswith("刀"))
+        check = next(int(a[1].split()[1]) for a in acted if a[1].startswith("验"))
+        guard = next(s for s in table.alive if s != kill)  # the guard shields someone else
+        table.todo = [(n, f"守 {guard}", r) if t.startswith("守") else (n, t, r)
+                      for n, t, r in table.todo]
+        for name, text, room in acted:
+            table.say(name, text, room)
+        seer = table.by_role("预言家")[0]
+        results = [t for t in table.feed.dms_to(seer.name) if "查验结果" in t]
+        assert len(results) == 1 and f"{check} 号" in results[0], results
+        assert any(f"指杀目标已锁定：{kill} 号" in t for t in table.feed.posts_in(
+            table.room_named(f"{table.code}狼群") or "-"))
+    finally:
+        bot.kill()  # SIGKILL, mid-night
+    bot = BotProcess(gateway, db, tmp_path)  # the same database, the same start clock
+    table.bot = table.c = bot  # type: ignore[assignment]
+    try:
+        notes = bot.ready()
+        assert any("the clock starts at 2026-12-02" in n for n in notes), notes
+        # Nothing acknowledged goes again: the restart itself sends nothing.
+        assert table.settle() == []
+        # The judge's view: the acknowledged kill and check are still tonight's submissions.
+        view = "\n".join(m.text for m in table.say(JUDGE, "状态") if m.to == JUDGE)
+        assert f"see:验 {check}号（已确定）" in view, view
+        assert f"kill:刀 {kill}号（已确定）" in view, view
+        table.play()
+    finally:
+        assert bot.close() == 0
+    # The kill resolved as sent (no shield, no save), and the game went on to its end.
+    dawn = next(t for t in table.feed.dms_to(JUDGE) if "第2天讨论日开始" in t)
+    out = re.search(r"昨夜至今出局：(.*?)。", dawn)
+    assert out and f"{kill}号" in out[1].split("、"), dawn
+    told = table.told_the_end()
+    assert set(told) >= {*table.players, JUDGE}, sorted(told)
+    assert len(set(told.values())) == 1, told
