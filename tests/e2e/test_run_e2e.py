@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from gatewayhelp import Gateway, need_gateway
-from runhelp import BOT, CAMPS, JUDGE, BotProcess, GatewayTable
+from runhelp import BOT, CAMPS, JUDGE, BotProcess, GatewayTable, wait_for_dm
 
 from bot.store import migrate
 
@@ -157,3 +157,59 @@ def test_the_bot_killed_mid_night_and_restarted_loses_nothing_acknowledged(
     told = table.told_the_end()
     assert set(told) >= {*table.players, JUDGE}, sorted(told)
     assert len(set(told.values())) == 1, told
+
+
+def test_the_bot_reconnects_by_itself_after_the_gateway_restarts(
+        bot: BotProcess, gateway: Gateway) -> None:
+    table = start_table(bot, gateway, "classic", 4)
+    table.deal()  # Cupid's link is still to come
+    link = next(a for a in table.todo if a[1].startswith("连"))
+    gateway.kill()  # the connection drops without a goodbye
+    gateway.start()  # the same ports and token, the same contacts, no history
+    table.feed.reset()
+    notice = wait_for_dm(table.feed, JUDGE, "重新连接", timeout=60)
+    assert "重新发送" in notice  # players are asked to resend what was not answered
+    assert bot.proc.poll() is None
+    # A later command gets its reply, and the game goes on: Cupid links, the rooms are made
+    # on the new gateway.
+    table.todo.remove(link)
+    got = table.say(*link)
+    assert any(m.to and "情侣" in m.text for m in got), got
+    assert f"{table.code}狼群" in {r["topic"] for r in gateway.rooms().values()}
+
+
+def test_refused_room_creation_falls_back_to_a_judge_made_room_bound_with_bind(
+        bot: BotProcess, gateway: Gateway) -> None:
+    table = start_table(bot, gateway, "classic", 6)
+    gateway.refuse_rooms()
+    table.deal()
+    table.flush()  # Cupid links: the camps are formed, the bot's room creation is refused
+    assert gateway.rooms() == {}
+    tried = gateway.call("GET", "/health")["refusedRooms"]
+    assert tried in (1, 2)  # the killers' room, and the lovers' unless both are wolves
+    name = f"{table.code}狼群"
+    ask = next(t for t in table.feed.dms_to(JUDGE) if "请手动建立微信群" in t and name in t)
+    members = re.search(r"成员：(.*?)(。|，)", ask)
+    assert members, ask
+    seats = sorted(int(n) for n in re.findall(r"(\d+)号", members[1]))
+    # The killers per their DMs: the wolves, less a wolf lover of a non-wolf.
+    told = {p.seat for p in table.players.values() if p.mates}
+    assert seats == sorted(told) and told <= {p.seat for p in table.by_role("狼人")}, ask
+    assert f"绑定 {table.code} 狼群" in ask
+    # The judge makes the room by hand, with exactly those members, and binds it in the room.
+    room = gateway.make_room(JUDGE, [table.contact_of(n) for n in seats], name)
+    got = table.say(JUDGE, f"绑定 {table.code} 狼群", room)
+    assert any(m.to == JUDGE and "已绑定" in m.text for m in got), got
+    assert any(m.room == room and "狼群" in m.text for m in got), got  # members announced
+    # Night 1: the prompt comes to the bound room, and a kill there is recorded there.
+    table.play_until(table.night)
+    assert any("请共同选择今晚的指杀目标" in t for t in table.feed.posts_in(room))
+    kill = next(a for a in table.todo if a[1].startswith("刀"))
+    assert kill[2] == room
+    table.todo.remove(kill)
+    got = table.say(*kill)
+    target = kill[1].split()[1]
+    assert any(m.room == room and f"指杀目标：{target} 号" in m.text for m in got), got
+    # Once the judge was asked, the bot tried no creation again (one refused try a room).
+    assert gateway.call("GET", "/health")["refusedRooms"] == tried
+    assert list(gateway.rooms()) == [room]

@@ -11,7 +11,7 @@
 // token checked on every call. The bot connects to it as to any puppet service.
 //
 // HTTP control API (127.0.0.1 only, JSON in and out):
-//   GET  /health                 {ok, loggedIn, botId}
+//   GET  /health                 {ok, loggedIn, botId, refusedRooms: room creations refused}
 //   POST /contacts {name, id?}   a mock contact (the same name twice gives the same contact)
 //   GET  /contacts               [{id, name}]
 //   POST /dm {from, text, timestamp?}  contact `from` (an id) DMs the bot; {id} of the message
@@ -78,6 +78,7 @@ let seq = 0
 let counter = 0
 const sent = []
 let refuseRooms = false
+let refusedRooms = 0
 const nextId = prefix => `${prefix}-${Date.now().toString(36)}-${++counter}`
 
 function emitMessage (payload) {
@@ -125,7 +126,10 @@ puppet.messageSendText = async (conversationId, text, mentionIdList = []) => {
 }
 
 puppet.roomCreate = async (contactIdList, topic) => {
-  if (refuseRooms) throw new Error('room creation refused (gateway control: refuse-rooms)')
+  if (refuseRooms) {
+    refusedRooms++
+    throw new Error('room creation refused (gateway control: refuse-rooms)')
+  }
   for (const id of contactIdList) {
     if (!mocker.cacheContactPayload.has(id)) throw new Error(`no such contact ${id}`)
   }
@@ -189,7 +193,7 @@ function contact (id) {
 }
 
 const routes = {
-  'GET /health': () => ({ ok: true, loggedIn: puppet.isLoggedIn, botId: botUser.id }),
+  'GET /health': () => ({ ok: true, loggedIn: puppet.isLoggedIn, botId: botUser.id, refusedRooms }),
   'GET /contacts': () => contactList(),
   'POST /contacts': ({ name, id }) => {
     if (!name) throw Object.assign(new Error('name required'), { status: 400 })
