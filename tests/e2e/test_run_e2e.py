@@ -64,6 +64,10 @@ def test_a_whole_game_through_wolfjudge_run(bot: BotProcess, gateway: Gateway, r
     assert sorted(p.seat for p in players) == list(range(1, 13))
     assert all(p.role in ROLES[ruleset] for p in players), [p.role for p in players]
     table.play_until(table.night)
+    # The game runs on the bot's virtual clock (moved only by stdin), not on the machine's:
+    # night 1 is the evening of the day the clock started.
+    view = "\n".join(m.text for m in table.say(JUDGE, "状态") if m.to == JUDGE)
+    assert "第1天夜晚" in view and "12-01 22:30" in view, view
     # At night, a villager who tries the seer's check is refused, in Chinese, and nothing
     # else happens.
     villager = table.by_role("村民")[0]
@@ -140,7 +144,7 @@ def test_the_bot_killed_mid_night_and_restarted_loses_nothing_acknowledged(
     table.bot = table.c = bot  # type: ignore[assignment]
     try:
         notes = bot.ready()
-        assert any("the clock starts at 2026-12-02" in n for n in notes), notes
+        assert any("the clock starts at 2026-12-01 2" in n for n in notes), notes
         # Nothing acknowledged goes again: the restart itself sends nothing.
         assert table.settle() == []
         # The judge's view: the acknowledged kill and check are still tonight's submissions.
