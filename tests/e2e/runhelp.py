@@ -121,6 +121,11 @@ class BotProcess:
     def log(self) -> str:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")[-4000:]
 
+    def tracebacks(self) -> int:
+        """How many tracebacks the bot logged (a bug caught and logged still counts)."""
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace").count(
+            "Traceback")
+
     # the database, read only to know that the bot is done ------------------------------------
     def _query(self, sql: str, *args: object) -> list[tuple[Any, ...]]:
         with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10) as con:
@@ -219,19 +224,20 @@ class GatewayTable(Table):
             time.sleep(0.02)
 
     # the console driver's moves, over the gateway --------------------------------------------
-    def say(self, name: str, text: str, room: str | None = None) -> list[Message]:
+    def say(self, name: str, text: str, room: str | None = None, *,
+            expect: str = "") -> list[Message]:
+        """`name` sends `text` by DM (or in `room`); what the bot sent until it answered (a
+        DM to `name` or a post in `room`, containing `expect`) and is done. The bot sends a
+        direct reply after its outbox is handed over: where the test reads the reply, it
+        names it by `expect`."""
         self.sent[name] = self.sent.get(name, 0) + 1
         assert self.sent[name] <= 200, f"{name} keeps sending: {text!r}"
-        if room is None:
-            msg_id = self.gw.dm(name, text)
+        msg_id = self.gw.dm(name, text) if room is None else self.gw.say(name, room, text)
 
-            def answered(got: list[Message]) -> bool:
-                return any(m.head == "→" and m.to == name for m in got)
-        else:
-            msg_id = self.gw.say(name, room, text)
+        def answered(got: list[Message]) -> bool:
+            return any(m.head == "→" and (m.to == name or (room and m.room == room))
+                       and expect in m.text for m in got)
 
-            def answered(got: list[Message]) -> bool:
-                return any(m.head == "→" and (m.room == room or m.to == name) for m in got)
         got = self.settle(msg_id, answered)
         self.read(got)
         return got

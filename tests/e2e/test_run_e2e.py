@@ -42,7 +42,8 @@ def db(tmp_path: Path) -> Path:
 def bot(gateway: Gateway, db: Path, tmp_path: Path) -> Iterator[BotProcess]:
     proc = BotProcess(gateway, db, tmp_path)
     yield proc
-    proc.close()
+    assert proc.close() == 0
+    assert proc.tracebacks() == 0, proc.log()
 
 
 def start_table(bot: BotProcess, gateway: Gateway, ruleset: str, seed: int) -> GatewayTable:
@@ -66,12 +67,13 @@ def test_a_whole_game_through_wolfjudge_run(bot: BotProcess, gateway: Gateway, r
     table.play_until(table.night)
     # The game runs on the bot's virtual clock (moved only by stdin), not on the machine's:
     # night 1 is the evening of the day the clock started.
-    view = "\n".join(m.text for m in table.say(JUDGE, "状态") if m.to == JUDGE)
+    view = "\n".join(m.text for m in table.say(JUDGE, "状态", expect=f"【{table.code}】")
+                     if m.to == JUDGE)
     assert "第1天夜晚" in view and "12-01 22:30" in view, view
     # At night, a villager who tries the seer's check is refused, in Chinese, and nothing
     # else happens.
     villager = table.by_role("村民")[0]
-    got = table.say(villager.name, "验 3")
+    got = table.say(villager.name, "验 3", expect="不能")
     refusal = [m.text for m in got if m.to == villager.name]
     assert refusal and all(CHINESE.search(t) for t in refusal), refusal
     assert [m for m in got if m.to != villager.name] == []
@@ -103,6 +105,8 @@ def test_a_whole_game_through_wolfjudge_run(bot: BotProcess, gateway: Gateway, r
     assert killers["ownerId"] == BOT
     first = table.log_members(killers["id"])
     assert sorted(first) == sorted((wolves - mixed) | {JUDGE})
+    told = {p.name for p in players if p.mates}  # the wolves told of the killers' room
+    assert {table.contact_of(n) for p in players for n in p.mates} == told == wolves - mixed
     if lovers <= wolves:
         assert f"{table.code}情侣群" not in made
     else:
@@ -148,12 +152,14 @@ def test_the_bot_killed_mid_night_and_restarted_loses_nothing_acknowledged(
         # Nothing acknowledged goes again: the restart itself sends nothing.
         assert table.settle() == []
         # The judge's view: the acknowledged kill and check are still tonight's submissions.
-        view = "\n".join(m.text for m in table.say(JUDGE, "状态") if m.to == JUDGE)
+        view = "\n".join(m.text for m in table.say(JUDGE, "状态", expect=f"【{table.code}】")
+                         if m.to == JUDGE)
         assert f"see:验 {check}号（已确定）" in view, view
         assert f"kill:刀 {kill}号（已确定）" in view, view
         table.play()
     finally:
         assert bot.close() == 0
+    assert bot.tracebacks() == 0, bot.log()
     # The kill resolved as sent (no shield, no save), and the game went on to its end.
     dawn = next(t for t in table.feed.dms_to(JUDGE) if "第2天讨论日开始" in t)
     out = re.search(r"昨夜至今出局：(.*?)。", dawn)
@@ -177,8 +183,8 @@ def test_the_bot_reconnects_by_itself_after_the_gateway_restarts(
     # A later command gets its reply, and the game goes on: Cupid links, the rooms are made
     # on the new gateway.
     table.todo.remove(link)
-    got = table.say(*link)
-    assert any(m.to and "情侣" in m.text for m in got), got
+    got = table.say(*link, expect="成为情侣")
+    assert any(m.to == link[0] and "成为情侣" in m.text for m in got), got
     assert f"{table.code}狼群" in {r["topic"] for r in gateway.rooms().values()}
 
 
@@ -202,7 +208,7 @@ def test_refused_room_creation_falls_back_to_a_judge_made_room_bound_with_bind(
     assert f"绑定 {table.code} 狼群" in ask
     # The judge makes the room by hand, with exactly those members, and binds it in the room.
     room = gateway.make_room(JUDGE, [table.contact_of(n) for n in seats], name)
-    got = table.say(JUDGE, f"绑定 {table.code} 狼群", room)
+    got = table.say(JUDGE, f"绑定 {table.code} 狼群", room, expect="已绑定")
     assert any(m.to == JUDGE and "已绑定" in m.text for m in got), got
     assert any(m.room == room and "狼群" in m.text for m in got), got  # members announced
     # Night 1: the prompt comes to the bound room, and a kill there is recorded there.
@@ -211,8 +217,8 @@ def test_refused_room_creation_falls_back_to_a_judge_made_room_bound_with_bind(
     kill = next(a for a in table.todo if a[1].startswith("刀"))
     assert kill[2] == room
     table.todo.remove(kill)
-    got = table.say(*kill)
     target = kill[1].split()[1]
+    got = table.say(*kill, expect=f"指杀目标：{target} 号")
     assert any(m.room == room and f"指杀目标：{target} 号" in m.text for m in got), got
     # Once the judge was asked, the bot tried no creation again (one refused try a room).
     assert gateway.call("GET", "/health")["refusedRooms"] == tried
