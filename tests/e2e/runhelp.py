@@ -28,7 +28,8 @@ from typing import Any
 from gatewayhelp import Gateway, wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chat"))
-from test_console_game import CAMPS, Message, Player, Table  # noqa: E402
+from test_console_game import CAMPS as CAMPS  # noqa: E402  (re-exported for the tests)
+from test_console_game import Message, Player, Table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 START = "2026-12-01 07:30"
@@ -314,4 +315,4 @@ def wait_for_dm(feed: Feed, contact: str, needle: str, timeout: float = 30.0) ->
         feed.new()
         return next((t for t in feed.dms_to(contact) if needle in t), None)
 
-    return wait_until(hit, timeout, f"a DM to {contact} with {needle!r}", every=0.05)
+    return str(wait_until(hit, timeout, f"a DM to {contact} with {needle!r}", every=0.05))

@@ -105,8 +105,8 @@ def test_a_whole_game_through_wolfjudge_run(bot: BotProcess, gateway: Gateway, r
     assert killers["ownerId"] == BOT
     first = table.log_members(killers["id"])
     assert sorted(first) == sorted((wolves - mixed) | {JUDGE})
-    told = {p.name for p in players if p.mates}  # the wolves told of the killers' room
-    assert {table.contact_of(n) for p in players for n in p.mates} == told == wolves - mixed
+    roomed = {p.name for p in players if p.mates}  # the wolves told of the killers' room
+    assert {table.contact_of(n) for p in players for n in p.mates} == roomed == wolves - mixed
     if lovers <= wolves:
         assert f"{table.code}情侣群" not in made
     else:
