@@ -154,9 +154,10 @@ class Feed:
         self.all: list[dict[str, Any]] = []  # every send seen
 
     def reset(self) -> None:
-        """A restarted gateway: its records start again."""
+        """A restarted gateway: its records start again, and so do these."""
         self.seq = 0
         self.rooms = {}
+        self.all = []
 
     def new(self) -> list[Message]:
         out: list[Message] = []

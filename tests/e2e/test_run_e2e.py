@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gatewayhelp import Gateway, need_gateway
+from gatewayhelp import Gateway, need_gateway, wait_until
 from runhelp import BOT, CAMPS, JUDGE, BotProcess, GatewayTable, wait_for_dm
 
 from bot.store import migrate
@@ -186,6 +186,30 @@ def test_the_bot_reconnects_by_itself_after_the_gateway_restarts(
     got = table.say(*link, expect="成为情侣")
     assert any(m.to == link[0] and "成为情侣" in m.text for m in got), got
     assert f"{table.code}狼群" in {r["topic"] for r in gateway.rooms().values()}
+    # A second drop, while day 1 opens: what the bot could not send meanwhile goes out once
+    # it is back (the outbox retries), each message once.
+    table.settle()
+    gateway.kill()
+    table.bot.send("/clock 2026-12-01 09:00")
+    wait_until(lambda: any(row[3] for row in bot.pending()), 30,
+               "a send to fail while the gateway is away")
+    gateway.start()
+    table.feed.reset()
+    wait_for_dm(table.feed, JUDGE, "重新连接", timeout=60)
+
+    def day_post(contact: str) -> list[str]:
+        return [t for t in table.feed.dms_to(contact) if "第1天讨论日开始" in t]
+
+    def opened() -> bool:
+        table.feed.new()
+        return all(day_post(p) for p in table.players)
+
+    wait_until(opened, 60, "day 1's post to reach every player after the reconnect")
+    table.settle()
+    assert all(len(day_post(p)) == 1 for p in [*table.players, JUDGE])
+    voter = next(iter(table.players))
+    got = table.say(voter, f"投 {table.seat_of(voter) % 12 + 1}", expect="投")
+    assert any(m.to == voter for m in got), got
 
 
 def test_refused_room_creation_falls_back_to_a_judge_made_room_bound_with_bind(
