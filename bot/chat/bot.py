@@ -213,7 +213,7 @@ class ChatBot:
                 self._chatter(msg, turn)
             return
         if in_room and (p.verb not in ROOM_VERBS or (
-                p.verb in KILLERS_ROOM_VERBS and self._room_group(msg.room) != KILLERS_ROOM)):
+                p.verb in KILLERS_ROOM_VERBS and not self._killers_room(msg.room))):
             self._in_room(msg, p, turn)  # a room is for talk; commands go by DM
             return
         if p.verb == "new_game":
@@ -318,9 +318,20 @@ class ChatBot:
                     out.append(code)
         return out
 
-    def _room_group(self, room: str | None) -> str | None:
+    def _killers_room(self, room: str | None) -> bool:
+        """The wolves' room, or the room of the group that holds tonight's kill (classic: the
+        black lovers after 寡妇刀, whose room the engine asks for the kill)."""
         with self.service.db.read() as s:
-            return s.scalar(select(Room.name).where(Room.room_id == room))
+            row = s.execute(select(Room.game_id, Room.name).where(Room.room_id == room)).first()
+        if row is None:
+            return False
+        if row.name == KILLERS_ROOM:
+            return True
+        try:
+            night = self.service.state(row.game_id).night
+        except UnknownGame:
+            return False
+        return night is not None and night.data.get("kill_group") == row.name
 
     def _game_for(self, msg: Incoming, p: Parsed, turn: _Turn) -> str | None:
         if msg.room is not None:

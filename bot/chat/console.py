@@ -35,6 +35,7 @@ import logging
 import re
 import threading
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
@@ -151,6 +152,16 @@ class Console:
         name, room, body = m.group(1), m.group(2), m.group(3)
         self.bot.handle(Incoming(msg_id=f"console:{uuid.uuid4().hex}", sender=name,
                                  text=body, at=self.clock.now(), room=room))
+
+    def incoming(self, msg: Incoming) -> None:
+        """A message from another transport (`wolfjudge run --clock`): with a virtual clock it
+        happens at the clock's time, not the transport's, and between input lines, never in
+        the middle of a clock move."""
+        if self.virtual is None:
+            self.bot.handle(msg)
+            return
+        with self._lock:
+            self.bot.handle(replace(msg, at=self.clock.now()))
 
     def move_to(self, target: datetime) -> None:
         """Move the virtual clock to `target`, firing each deadline due on the way, in time

@@ -163,7 +163,7 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     deliverer = Deliverer(service, bot.sender)
     bot.on_deliver = deliverer.poke
     service.on_commit.append(lambda _gid: deliverer.poke())
-    transport.handler = bot.handle
+    transport.handler = console.incoming  # with --clock, messages come at the virtual time
     transport.on_reconnect = tell_judges(bot, settings.judge_list)
     deliverer.start()
     transport.start()

@@ -99,6 +99,8 @@ class Rooms:
         if not plan.seats:
             return
         name = f"{gid}{room_name(group)}"
+        if group in self._asked(lobby.code):
+            return  # the judge makes this one by hand: no second room, no more attempts
         if mode == "auto" and self.transport.can_create_rooms:
             try:
                 room = self.transport.create_room(name, plan.contacts)
@@ -122,6 +124,12 @@ class Rooms:
         self.dm(lobby.judge, t("room_make_by_hand", code=gid, name=name,
                                members=seats_text(plan.seats), judges=judges,
                                room=room_name(group)))
+
+    def _asked(self, code: str) -> list[str]:
+        """The groups whose room the judge was asked to make by hand."""
+        with self.service.db.read() as s:
+            row = s.get(Lobby, code)
+            return list(row.chat_options.get("rooms_asked", [])) if row else []
 
     def _bind(self, gid: str, group: str, room: str, contacts: list[str]) -> None:
         self.service.set_room(gid, group, room)

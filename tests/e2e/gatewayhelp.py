@@ -69,13 +69,16 @@ class Gateway:
         self.token = "test-" + secrets.token_hex(8)
         self.log_path = log_dir / "gateway.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.contacts: dict[str, str] = {}  # name -> id: made again when it restarts
 
     @property
     def endpoint(self) -> str:
         return f"127.0.0.1:{self.grpc_port}"
 
     def start(self, timeout: float = 60.0) -> None:
-        env = {**os.environ, "WECHATY_PUPPET_SERVICE_TOKEN": self.token, "WECHATY_LOG": "warn"}
+        env = {**os.environ, "WECHATY_PUPPET_SERVICE_TOKEN": self.token, "WECHATY_LOG": "warn",
+               "GATEWAY_CONTACTS": json.dumps([{"id": i, "name": n}
+                                               for n, i in self.contacts.items()])}
         with self.log_path.open("ab") as out:
             self.proc = subprocess.Popen(
                 [self.node, "gateway.js", "--grpc-port", str(self.grpc_port),
@@ -122,8 +125,10 @@ class Gateway:
             return json.load(resp)
 
     def contact(self, name: str, id: str | None = None) -> str:
-        return str(self.call("POST", "/contacts", {"name": name, "id": id or f"wxid_{name}"})
+        made = str(self.call("POST", "/contacts", {"name": name, "id": id or f"wxid_{name}"})
                    ["id"])
+        self.contacts[name] = made
+        return made
 
     def dm(self, sender: str, text: str, timestamp_ms: int | None = None) -> str:
         body: dict[str, Any] = {"from": sender, "text": text}
@@ -142,6 +147,11 @@ class Gateway:
 
     def rooms(self) -> dict[str, dict[str, Any]]:
         return {r["id"]: r for r in self.call("GET", "/rooms")}
+
+    def make_room(self, owner: str, members: list[str], topic: str = "") -> str:
+        """A room `owner` made by hand with `members` and the bot; its id."""
+        return str(self.call("POST", "/rooms", {"owner": owner, "members": members,
+                                                "topic": topic})["id"])
 
     def refuse_rooms(self, refuse: bool = True) -> None:
         self.call("POST", "/refuse-rooms", {"refuse": refuse})

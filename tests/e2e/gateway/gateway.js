@@ -3,13 +3,15 @@
 //
 //   node gateway.js [--grpc-port N] [--http-port M]
 //   env: WECHATY_PUPPET_SERVICE_TOKEN (required), GATEWAY_GRPC_PORT, GATEWAY_HTTP_PORT,
-//        GATEWAY_BOT_NAME (the mock bot user's name), WECHATY_LOG (verbose, silly, ...)
+//        GATEWAY_BOT_NAME (the mock bot user's name), WECHATY_LOG (verbose, silly, ...),
+//        GATEWAY_CONTACTS (JSON [{id, name}]: contacts made before the gRPC server listens, so
+//        that a gateway restarted under a running bot knows them as WeChat would)
 //
 // gRPC: PuppetServer from wechaty-puppet-service, plaintext (tls.disable), 127.0.0.1 only, the
 // token checked on every call. The bot connects to it as to any puppet service.
 //
 // HTTP control API (127.0.0.1 only, JSON in and out):
-//   GET  /health                 {ok, loggedIn, botId}
+//   GET  /health                 {ok, loggedIn, botId, refusedRooms: room creations refused}
 //   POST /contacts {name, id?}   a mock contact (the same name twice gives the same contact)
 //   GET  /contacts               [{id, name}]
 //   POST /dm {from, text, timestamp?}  contact `from` (an id) DMs the bot; {id} of the message
@@ -18,6 +20,9 @@
 //   GET  /sent?since=N           everything the bot sent, in order: [{seq, id, kind: dm|post,
 //                                to, text, mentions, at}] with seq > N
 //   GET  /rooms                  [{id, topic, ownerId, members}]
+//   POST /rooms {owner, members, topic?}   a room a contact made by hand (the judge, when the
+//                                bot's own room creation was refused), with the bot in it;
+//                                {id, topic, ownerId, members}
 //   POST /refuse-rooms {refuse}  while true, the bot's room creation fails
 //   POST /shutdown               stop the servers and exit 0
 //
@@ -73,6 +78,7 @@ let seq = 0
 let counter = 0
 const sent = []
 let refuseRooms = false
+let refusedRooms = 0
 const nextId = prefix => `${prefix}-${Date.now().toString(36)}-${++counter}`
 
 function emitMessage (payload) {
@@ -120,7 +126,10 @@ puppet.messageSendText = async (conversationId, text, mentionIdList = []) => {
 }
 
 puppet.roomCreate = async (contactIdList, topic) => {
-  if (refuseRooms) throw new Error('room creation refused (gateway control: refuse-rooms)')
+  if (refuseRooms) {
+    refusedRooms++
+    throw new Error('room creation refused (gateway control: refuse-rooms)')
+  }
   for (const id of contactIdList) {
     if (!mocker.cacheContactPayload.has(id)) throw new Error(`no such contact ${id}`)
   }
@@ -150,6 +159,13 @@ puppet.roomDel = async (roomId, contactId) => {
   await dirtyRoom(roomId)
 }
 
+// --- contacts known before anyone connects (a restart keeps the contacts, as WeChat does) ---
+const contactsByName = new Map()
+for (const { id, name } of JSON.parse(process.env.GATEWAY_CONTACTS || '[]')) {
+  mocker.createContact({ id, name })
+  contactsByName.set(name, id)
+}
+
 // --- gRPC -------------------------------------------------------------------------------------
 const server = new PuppetServer({
   endpoint: `${HOST}:${grpcPort}`,
@@ -160,7 +176,6 @@ const server = new PuppetServer({
 await server.start()
 
 // --- control API ------------------------------------------------------------------------------
-const contactsByName = new Map()
 
 function contactList () {
   return [...mocker.cacheContactPayload.values()].map(c => ({ id: c.id, name: c.name }))
@@ -178,7 +193,7 @@ function contact (id) {
 }
 
 const routes = {
-  'GET /health': () => ({ ok: true, loggedIn: puppet.isLoggedIn, botId: botUser.id }),
+  'GET /health': () => ({ ok: true, loggedIn: puppet.isLoggedIn, botId: botUser.id, refusedRooms }),
   'GET /contacts': () => contactList(),
   'POST /contacts': ({ name, id }) => {
     if (!name) throw Object.assign(new Error('name required'), { status: 400 })
@@ -215,6 +230,14 @@ const routes = {
     return sent.filter(s => s.seq > since)
   },
   'GET /rooms': () => roomList(),
+  'POST /rooms': ({ owner, members, topic }) => {
+    contact(owner)
+    for (const m of members || []) contact(m)
+    const id = `${nextId('room')}@chatroom`
+    const memberIdList = [...new Set([owner, botUser.id, ...(members || [])])]
+    mocker.createRoom({ id, topic: topic || '', memberIdList, ownerId: owner, adminIdList: [] })
+    return roomList().find(r => r.id === id)
+  },
   'POST /refuse-rooms': ({ refuse }) => {
     refuseRooms = refuse !== false
     return { refuse: refuseRooms }
