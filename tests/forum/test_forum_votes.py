@@ -276,9 +276,10 @@ def test_the_read_failing_at_the_close(pair: Pair) -> None:
     p.auto.bot.deliver()
     before = len(p.auto.transport.sent)
     close_day(p)
-    told = [s.text for s in p.auto.transport.sent if s.target == JUDGE]
+    told = [s.text for s in p.auto.transport.sent[:before] if s.target == JUDGE]
     assert any("离关门不到一小时" in x for x in told)
-    assert any("关门时投票贴" in x and "读取失败" in x for x in told[before - len(told):] or told)
+    at_close = [s.text for s in p.auto.transport.sent[before:] if s.target == JUDGE]
+    assert any("关门时投票贴" in x and "读取失败" in x and "15:00" in x for x in at_close)
     assert {r.seat for r in p.auto.bot.forum.lines(p.code, 1)} >= {3, 4}
     assert not any(r.gone for r in p.auto.bot.forum.lines(p.code, 1))  # unknown, not gone
     p.same()
