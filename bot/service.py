@@ -202,6 +202,10 @@ class Service:
         self.before_write: Callable[[], None] | None = None
         # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
         self.on_commit: list[Callable[[str], None]] = []
+        # Called before each deadline's tick is applied (game id, deadline); a hook returns
+        # True when it changed the game first (the forum vote thread's reading at the close,
+        # bot/forum), and the deadline is then looked at again.
+        self.before_tick: list[Callable[[str, Deadline], bool]] = []
 
     def _committed(self, game_id: str) -> None:
         for hook in list(self.on_commit):
@@ -310,6 +314,13 @@ class Service:
         text = (f"【{game_id}】机器人无法处理本局（{topic}）：{detail[:500]}。"
                 "其他对局照常进行；请联系运维。")
         key = f"{game_id}/alert/{hashlib.sha256(f'{topic}|{detail}'.encode()).hexdigest()[:24]}"
+        with self.db.write() as s:
+            if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is None:
+                s.add(_direct_message(key, game_id, "judge", text))
+
+    def tell_judge(self, game_id: str, key: str, text: str) -> None:
+        """A DM to the game's judge, once per `key` (a retry or a restart sends it once)."""
+        key = f"{game_id}/note/{hashlib.sha256(key.encode()).hexdigest()[:32]}"
         with self.db.write() as s:
             if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is None:
                 s.add(_direct_message(key, game_id, "judge", text))
@@ -625,6 +636,8 @@ class Service:
             dl = loaded.state.next_deadline()
             if dl is None or dl.due > until:
                 return out
+            if any([hook(game_id, dl) for hook in list(self.before_tick)]):
+                continue  # the game changed: look at its next deadline again
             # A reminder says when it really goes out, if not within its minute (the bot was
             # down): one that would go out after its deadline is dropped.
             sent = until.replace(second=0, microsecond=0)

@@ -40,6 +40,9 @@ from bot.chat.texts import room_name, ruleset_name, seats_text, t
 from bot.commands.convert import ConvertError, judge_command, player_command
 from bot.commands.parse import Parsed, ParseError, parse
 from bot.commands.vocabulary import VERBS
+from bot.forum.reader import ThreadSource, thread_id
+from bot.forum.votes import CHANNEL as FORUM_AUTO
+from bot.forum.votes import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
 from bot.outbox import deliver
 from bot.render import messages_for
@@ -106,7 +109,11 @@ class ChatBot:
                  judges: Iterable[str] | None = None, time_zone: str = DEFAULT_TIME_ZONE,
                  export_dir: Path | str = "exports",
                  seeds: Callable[[], str] = new_seed,
-                 codes: Callable[[], str] = new_code) -> None:
+                 codes: Callable[[], str] = new_code,
+                 forum_source: ThreadSource | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        """`forum_source`: where `votes.channel=forum-auto` games read their vote thread
+        (aiotieba by default); `clock`: now (the real clock by default)."""
         self.service = service
         # Where `开始` gets a game's secret seed: the OS CSPRNG; a fixed one only in tests.
         self.seeds = seeds
@@ -118,6 +125,7 @@ class ChatBot:
         self.time_zone = time_zone
         self.export_dir = Path(export_dir)
         self.rooms = Rooms(service, transport, self._dm)
+        self.forum = ForumVotes(service, forum_source, **({"clock": clock} if clock else {}))
         self.on_deliver: Callable[[], None] | None = None
         # Rooms follow every commit, the scheduler's ticks included.
         service.on_commit.append(self.after_commit)
@@ -721,7 +729,14 @@ class ChatBot:
             turn.say(msg.sender, t("help_judge"))
             return
         if p.verb == "tally":
-            turn.say(msg.sender, views.vote_tally(state, gid, now))
+            text = views.vote_tally(state, gid, now)
+            if self._chat_option(gid, "votes.channel") == FORUM_AUTO and state.phase.startswith(
+                    "D"):
+                text += "\n" + self.forum.ledger_text(gid, state.day)
+            turn.say(msg.sender, text)
+            return
+        if p.verb in ("thread", "check_votes", "rule"):
+            self._forum_verb(msg, p, gid, state, turn, touched)
             return
         if p.verb == "publish":
             turn.say(msg.sender, views.publish(state, gid, self.service.log(gid)))
@@ -758,6 +773,32 @@ class ChatBot:
             turn.say(msg.sender, t("not_understood"))
             return
         self._submit(msg, gid, cmd, turn, touched, at=at)
+
+    def _forum_verb(self, msg: Incoming, p: Parsed, gid: str, state: GameState, turn: _Turn,
+                    touched: set[str]) -> None:
+        """`投票贴`, `核票`, `判`: the vote thread of a votes.channel=forum-auto game."""
+        if self._chat_option(gid, "votes.channel") != FORUM_AUTO:
+            turn.say(msg.sender, t("forum.not_auto", code=gid))
+            return
+        if p.verb == "thread":
+            tid = thread_id(p.text)
+            if tid is None:
+                turn.say(msg.sender, t("forum.bad_tid", text=p.text[:60]))
+                return
+            turn.say(msg.sender, self.forum.bind(gid, tid, msg.at))
+            if state.phase.startswith("D"):
+                self.forum.read(gid)
+                touched.add(gid)
+            return
+        if not state.phase.startswith("D"):
+            turn.say(msg.sender, t("forum.not_day"))
+            return
+        if p.verb == "check_votes":
+            turn.say(msg.sender, self.forum.ledger_text(gid, state.day, only_open=True))
+            return
+        ref, decision = p.words[0], p.words[1]
+        turn.say(msg.sender, self.forum.decide(gid, ref, decision, msg.at))
+        touched.add(gid)
 
     def _end(self, msg: Incoming, p: Parsed, gid: str, turn: _Turn, touched: set[str]) -> None:
         now = msg.at.astimezone(UTC).replace(tzinfo=None)

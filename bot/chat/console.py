@@ -96,6 +96,7 @@ class Console:
                            export_dir=export_dir)
         self.virtual = clock if isinstance(clock, VirtualClock) else None
         self.clock: Clock = clock or SystemClock()
+        self.bot.forum.clock = self.clock.now  # the vote thread's reads see the same clock
         self._lock = threading.Lock()
 
     def note(self, text: str) -> None:
@@ -235,6 +236,7 @@ class Console:
         deliver_hook = self._deliver_hook
         self.service.on_commit.append(deliver_hook)
         sched.start()  # fires, in time order, what passed while the console was stopped
+        self.bot.forum.schedule(sched.scheduler)
         self.bot.deliver(self.clock.now())
         loop = asyncio.get_running_loop()
         try:

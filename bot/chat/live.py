@@ -173,7 +173,7 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
         if virtual is not None:
             console.run_virtual(inp)  # /clock and /advance lines; end of input stops
         else:
-            asyncio.run(_serve(service))
+            asyncio.run(_serve(service, bot))
     finally:
         transport.stop()
         deliverer.stop()
@@ -181,14 +181,16 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     return 0
 
 
-async def _serve(service: Service) -> None:
-    """Deadlines on the real clock until SIGINT or SIGTERM."""
+async def _serve(service: Service, bot: ChatBot) -> None:
+    """Deadlines, and the forum vote threads' reads, on the real clock until SIGINT or
+    SIGTERM."""
     sched = DeadlineScheduler(service, SystemClock())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     sched.start()
+    bot.forum.schedule(sched.scheduler)
     print("wolfjudge: connected; Ctrl-C stops", file=sys.stderr, flush=True)
     try:
         await stop.wait()

@@ -21,7 +21,8 @@ from engine.ruleset import get_ruleset
 
 # The bot's own options (CHAT.md), kept apart from the engine's (RULES.md §5).
 CHAT_OPTIONS: dict[str, tuple[str, ...]] = {
-    "votes.channel": ("forum", "dm"),
+    # forum: the judge enters forum votes; forum-auto: the bot reads the vote thread (bot/forum)
+    "votes.channel": ("forum", "dm", "forum-auto"),
     "groups.mode": ("auto", "judge", "relay"),
     "groups.judges_in_rooms": ("true", "false"),
     "deal.seats": ("seed", "join"),

@@ -34,6 +34,7 @@ _RANGE_SEP = re.compile(r"\s*[-~至到—–]\s*")
 _CODE = re.compile(r"[A-Za-z0-9]{1,16}")
 _OPTION = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*=[^\s，、；;,]+")
 _TOKEN = re.compile(r"\S+")
+_FLOOR = re.compile(r"([0-9]{1,5})(?:[-－.#]([0-9]{1,4}))?(?:楼)?(?![0-9])")
 # Sentence punctuation that may trail a token (`接替 ab12。`) without being part of it.
 # Punctuation that may sit inside a word: `votes.channel=dm`, `21:00`, `09:00-21:00`, `a_b`.
 _INNER = frozenset(".:-_'#@/&%?")
@@ -247,10 +248,19 @@ def _text(s: str, i: int, acc: _Acc) -> int:
     return len(s)
 
 
+def _floor(s: str, i: int, acc: _Acc) -> int:
+    """A forum floor: `12` (floor 12), `12-3` (its third 楼中楼 reply); kept as `12` / `12-3`."""
+    m = _FLOOR.match(s, i)
+    if not m or not _at_boundary(s, m.end()):
+        raise _Fail()
+    acc.words.append(m.group(1) if m.group(2) is None else f"{m.group(1)}-{m.group(2)}")
+    return m.end()
+
+
 _MATCHERS: dict[str, Callable[[str, int, _Acc], int]] = {
     "seat": _seat, "target": _target, "time": _time, "range": _range, "mode": _mode,
     "count": _count, "option": _option, "code": _code, "token": _token, "name": _name,
-    "text": _text}
+    "text": _text, "floor": _floor}
 
 
 def _choice(spec: VerbSpec, s: str, i: int, acc: _Acc) -> int:
@@ -412,3 +422,27 @@ def normalize(text: str) -> str:
         return _tidy(s)
     _, prepared, text_at = found
     return f"{_tidy(prepared[:text_at])} {prepared[text_at:].strip()}"
+
+
+# ---- pieces shared with the forum vote reader (bot/forum/posts.py) ------------------------
+def prepare(text: str) -> str:
+    """NFKC, surrounding spaces and punctuation stripped (as a command is read)."""
+    return _prepare(text)
+
+
+def skip_separators(s: str, i: int) -> int:
+    """The index of the first character at or after i that is no space or punctuation."""
+    return _skip(s, i)
+
+
+def seat_at(s: str, i: int) -> tuple[int, int, bool] | None:
+    """A seat number at s[i:] written as in chat (5, 5号, 五号, 十二): (value, end, whether
+    号 was written); None if there is none or it is no readable seat."""
+    try:
+        got = _number(s, i)
+    except _Fail:
+        return None
+    if got is None:
+        return None
+    value, end = got
+    return value, end, s[i:end].endswith("号")

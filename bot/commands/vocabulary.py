@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 SLOTS = {"seat", "target", "time", "range", "mode", "count", "option", "code", "token", "name",
-         "text", "choice"}
+         "text", "choice", "floor"}
 WHO = {"player", "judge", "anyone"}
 WHERE = {"dm", "killers_room", "room"}
 # Slots that take the rest of the line, so nothing may follow them.
@@ -114,6 +114,38 @@ def load(path: Path) -> tuple[Mapping[str, VerbSpec], Mapping[str, Any], Mapping
 
 
 VERBS, MESSAGES, RULESET_NAMES = load(Path(__file__).with_name("vocabulary.yaml"))
+
+
+@dataclass(frozen=True)
+class ForumWords:
+    """How a forum vote post is read (vocabulary.yaml `forum`): word -> meaning (vote,
+    abstain, change, correct), longest first; the chat verbs' aliases and the forum's own."""
+
+    words: tuple[tuple[str, str], ...]
+    bare_seat: bool
+    reason_required: bool
+
+
+def _forum(path: Path) -> ForumWords:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))["forum"]
+    meanings = {"vote", "abstain", "change", "correct"}
+    words: dict[str, str] = {}
+    for verb, meaning in raw["verbs"].items():
+        if verb not in VERBS or meaning not in meanings:
+            raise VocabularyError(f"forum: verb {verb!r} -> {meaning!r}")
+        for alias in VERBS[verb].aliases:
+            if not alias.isascii():  # forum posts are Chinese; `vote 5` is no forum vote
+                words[alias] = meaning
+    for alias, meaning in (raw.get("aliases") or {}).items():
+        if meaning not in meanings:
+            raise VocabularyError(f"forum: alias {alias!r} -> {meaning!r}")
+        words[str(alias)] = meaning
+    ordered = tuple(sorted(words.items(), key=lambda kv: -len(kv[0])))
+    return ForumWords(ordered, bool(raw.get("bare_seat", True)),
+                      bool(raw.get("reason_required", False)))
+
+
+FORUM = _forum(Path(__file__).with_name("vocabulary.yaml"))
 
 
 def verbs_for(ruleset: str | None, who: str) -> list[VerbSpec]:

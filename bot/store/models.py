@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
@@ -248,3 +249,52 @@ class RoomMember(Base):
     game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
     room: Mapped[str] = mapped_column(String(32), primary_key=True)  # the group name
     contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+
+
+# The forum vote thread (bot/forum, votes.channel=forum-auto): bound threads and the ledger.
+
+
+class ForumThread(Base):
+    """The vote thread the judge bound (`投票贴`) from `day` on: a later binding replaces it
+    from its own day. The bookkeeping of its last reads tells the judge what is unknown."""
+
+    __tablename__ = "forum_threads"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    day: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tid: Mapped[int] = mapped_column(BigInteger)
+    bound_at: Mapped[datetime] = mapped_column(DateTime)  # naive UTC
+    last_read_at: Mapped[datetime | None] = mapped_column(DateTime)  # naive UTC, ok or not
+    last_ok_at: Mapped[datetime | None] = mapped_column(DateTime)  # game wall clock
+    last_error: Mapped[str | None] = mapped_column(Text)
+    closed_day: Mapped[int | None] = mapped_column(Integer)  # the last day read at its close
+
+
+class ForumLine(Base):
+    """One floor or 楼中楼 reply as the bot read it: never deleted (a floor deleted on the forum
+    later stays, marked `gone`). `pid` is the forum's post id, also the message id under which
+    the line's vote enters the engine, so it is applied once."""
+
+    __tablename__ = "forum_ledger"
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    pid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    tid: Mapped[int] = mapped_column(BigInteger)
+    day: Mapped[int] = mapped_column(Integer, index=True)
+    floor: Mapped[int] = mapped_column(Integer)
+    sub: Mapped[int] = mapped_column(Integer)  # 0: the floor itself; n: its n-th reply
+    parent_pid: Mapped[int | None] = mapped_column(BigInteger)
+    author_id: Mapped[int] = mapped_column(BigInteger)
+    author: Mapped[str] = mapped_column(String(128))  # the forum account as shown
+    seat: Mapped[int | None] = mapped_column(Integer)  # the 马甲's seat, None: not a player
+    posted_at: Mapped[datetime] = mapped_column(DateTime)  # game wall clock (the post time)
+    text: Mapped[str] = mapped_column(Text)
+    parsed: Mapped[Any] = mapped_column(JSON)  # bot.forum.posts.PostVote as a dict
+    verdict: Mapped[str] = mapped_column(String(32))  # bot.forum.ledger: the latest verdict
+    reason: Mapped[str | None] = mapped_column(String(64))  # why refused / what is asked
+    needs_judge: Mapped[bool] = mapped_column(Boolean, default=False)
+    decision: Mapped[str | None] = mapped_column(String(16))  # the judge's `判`
+    applied: Mapped[bool] = mapped_column(Boolean, default=False)  # entered the engine
+    outcome: Mapped[str | None] = mapped_column(String(64))  # the engine's answer
+    seen_at: Mapped[datetime] = mapped_column(DateTime)  # naive UTC, first read
+    gone: Mapped[bool] = mapped_column(Boolean, default=False)  # missing from a later read

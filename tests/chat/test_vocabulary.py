@@ -122,6 +122,10 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("导出", P("export")),
     ("结束", P("end")),
     ("结束 确认", P("end", words=("确认",))),
+    ("投票贴 8123456789", P("thread", text="8123456789")),
+    ("核票", P("check_votes")),
+    ("判 12-1 更正", P("rule", words=("12-1", "correct"))),
+    ("判12 改票", P("rule", words=("12", "change"))),
     ("绑定 AB12 狼群", P("bind", words=("AB12", "wolves"))),
     ("绑定 AB12 情侣群", P("bind", words=("AB12", "lovers"))),
 ]

@@ -1,0 +1,1 @@
+"""Reading the forum vote thread (votes.channel=forum-auto): reader, ledger, verdicts."""
