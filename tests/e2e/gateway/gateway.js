@@ -5,7 +5,9 @@
 //   env: WECHATY_PUPPET_SERVICE_TOKEN (required), GATEWAY_GRPC_PORT, GATEWAY_HTTP_PORT,
 //        GATEWAY_BOT_NAME (the mock bot user's name), WECHATY_LOG (verbose, silly, ...),
 //        GATEWAY_CONTACTS (JSON [{id, name}]: contacts made before the gRPC server listens, so
-//        that a gateway restarted under a running bot knows them as WeChat would)
+//        that a gateway restarted under a running bot knows them as WeChat would),
+//        GATEWAY_HOST (the gRPC address, default 127.0.0.1; 0.0.0.0 in the Docker image),
+//        GATEWAY_PUPPET + WECHATY_PUPPET_TOKEN (production: serve that real puppet instead)
 //
 // gRPC: PuppetServer from wechaty-puppet-service, plaintext (tls.disable), 127.0.0.1 only, the
 // token checked on every call. The bot connects to it as to any puppet service.
@@ -55,6 +57,31 @@ if (!token) {
   console.error('gateway: set WECHATY_PUPPET_SERVICE_TOKEN')
   process.exit(2)
 }
+
+// Production (the Docker image): GATEWAY_PUPPET names a real puppet (an npm package installed
+// into the image) and WECHATY_PUPPET_TOKEN is its own token; the gateway then serves that
+// puppet, listening on GATEWAY_HOST (0.0.0.0 in a container), with no control API. The login
+// session (Wechaty's memory card) is kept in WECHATY_PUPPET_SESSION_DIR, a volume.
+if (process.env.GATEWAY_PUPPET) {
+  if (process.env.WECHATY_PUPPET_SESSION_DIR) {
+    process.chdir(process.env.WECHATY_PUPPET_SESSION_DIR)
+  }
+  const host = process.env.GATEWAY_HOST || '127.0.0.1'
+  const real = WechatyBuilder.build({
+    name: 'wolfjudge-gateway',
+    puppet: process.env.GATEWAY_PUPPET,
+    puppetOptions: process.env.WECHATY_PUPPET_TOKEN ? { token: process.env.WECHATY_PUPPET_TOKEN } : {},
+  })
+  real.on('scan', (qrcode, status) => console.log(
+    `gateway: scan (${status}) https://wechaty.js.org/qrcode/${encodeURIComponent(qrcode)}`))
+  real.on('login', user => console.log(`gateway: logged in as ${user}`))
+  await real.init()
+  const served = new PuppetServer({ endpoint: `${host}:${grpcPort}`, puppet: real.puppet, token, tls: { disable: true } })
+  await served.start()
+  console.log(`gateway ready grpc=${host}:${grpcPort} puppet=${process.env.GATEWAY_PUPPET}`)
+  await new Promise(() => {}) // serve until killed; the mock gateway below never runs
+}
+
 const botName = process.env.GATEWAY_BOT_NAME || 'wolfjudge'
 
 // WeChat: a mocker with the bot's own account, logged in whenever the puppet starts (the
@@ -168,7 +195,7 @@ for (const { id, name } of JSON.parse(process.env.GATEWAY_CONTACTS || '[]')) {
 
 // --- gRPC -------------------------------------------------------------------------------------
 const server = new PuppetServer({
-  endpoint: `${HOST}:${grpcPort}`,
+  endpoint: `${process.env.GATEWAY_HOST || HOST}:${grpcPort}`, // the control API stays on loopback
   puppet,
   token,
   tls: { disable: true },
