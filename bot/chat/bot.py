@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import secrets
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -57,6 +58,7 @@ from bot.service import (
     describe_command,
     event_of,
     new_seed,
+    utcnow,
 )
 from bot.store.models import (
     ChatMessage,
@@ -69,7 +71,7 @@ from bot.store.models import (
     Room,
     SeatToken,
 )
-from bot.transport import Incoming, Transport, TransportError, TransportSender
+from bot.transport import Incoming, Transport, TransportSender
 from engine import commands as engine_commands
 from engine.commands import Act, Command
 from engine.events import Event
@@ -102,6 +104,17 @@ class _Turn:
         self.replies.append(_Reply(to, text))
 
 
+def chat_row(key: str, to: str, text: str, game_id: str | None, *,
+             group: str | None = None) -> OutboxRow:
+    """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
+    room `to`."""
+    now = utcnow()
+    return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
+                     channel="group" if group else "dm",
+                     target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
+                     text=text, created_at=now, attempts=0, next_attempt_at=now)
+
+
 class ChatBot:
     """`judges`: the contacts with judge rights (CHAT.md: WOLFJUDGE_JUDGES, `--judge`)."""
 
@@ -124,7 +137,7 @@ class ChatBot:
         self.sender = TransportSender(transport)
         self.time_zone = time_zone
         self.export_dir = Path(export_dir)
-        self.rooms = Rooms(service, transport, self._dm)
+        self.rooms = Rooms(service, transport, self._dm, self.post)
         self.forum = ForumVotes(service, forum_source, **({"clock": clock} if clock else {}))
         self.on_deliver: Callable[[], None] | None = None
         # Rooms follow every commit, the scheduler's ticks included.
@@ -144,11 +157,18 @@ class ChatBot:
             return
         deliver(self.service.db, self.sender)
 
-    def _dm(self, to: str, text: str) -> None:
-        try:
-            self.transport.send_dm(to, text)
-        except TransportError as exc:
-            log.warning("reply to %s not sent: %s", to, exc)
+    def _dm(self, to: str, text: str, game_id: str | None = None) -> None:
+        """A DM of the chat layer's own (to a judge, about rooms, a reconnect): through the
+        outbox like every send, so it is paced, retried and sent once."""
+        with self.service.db.write() as s:
+            s.add(chat_row(f"chat/{uuid.uuid4().hex}", to, text, game_id))
+        self.deliver()
+
+    def post(self, game_id: str, group: str, room: str, text: str) -> None:
+        """A room notice of the chat layer's own (members, someone out): through the outbox."""
+        with self.service.db.write() as s:
+            s.add(chat_row(f"chat/{uuid.uuid4().hex}", room, text, game_id, group=group))
+        self.deliver()
 
     # the entry point ---------------------------------------------------------------------------
     def handle(self, msg: Incoming) -> None:
@@ -171,15 +191,16 @@ class ChatBot:
             log.exception("message %s from %s failed", msg.msg_id, msg.sender)
             if msg.room is None:
                 turn.say(msg.sender, t("busy"))
-        try:
+        try:  # the message is marked handled together with its replies (outbox rows)
             with self.service.db.write() as s:
                 s.add(ChatMessage(msg_id=msg_key, sender=msg.sender,
                                   received_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
+                s.flush()
+                for i, reply in enumerate(turn.replies):
+                    s.add(chat_row(f"chat/{msg_key}/{i}", reply.to, reply.text, None))
         except IntegrityError:
-            pass
+            log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
         self.deliver(msg.at)
-        for reply in turn.replies:
-            self._dm(reply.to, reply.text)
 
     def after_commit(self, gid: str, events: Iterable[Event] = ()) -> None:
         """Rooms follow the state (the scheduler's ticks come here too)."""

@@ -49,10 +49,12 @@ def _formed(state: GameState, group: str, events: Sequence[Event]) -> bool:
 
 class Rooms:
     def __init__(self, service: Service, transport: Transport,
-                 dm: Callable[[str, str], None]) -> None:
+                 dm: Callable[[str, str], None],
+                 post: Callable[[str, str, str, str], None]) -> None:
         self.service = service
         self.transport = transport
-        self.dm = dm  # the chat layer's direct message (to a judge)
+        self.dm = dm  # the chat layer's direct message (to a judge), through the outbox
+        self.notice = post  # (game, group, room, text): a room notice, through the outbox
 
     def _contacts(self, gid: str) -> dict[int, str]:
         with self.service.db.read() as s:
@@ -109,8 +111,9 @@ class Rooms:
             else:
                 self._bind(gid, group, room, plan.contacts)
                 self._audit(gid, group, room, plan.contacts, lobby)
-                self._post(room, t("room_members", code=gid, room=room_name(group),
-                                   members=seats_text(plan.seats)))
+                self.notice(gid, group, room, t("room_members", code=gid,
+                                                room=room_name(group),
+                                                members=seats_text(plan.seats)))
                 return
         with self.service.db.write() as s:  # the row as it is now, not `lobby`'s copy
             row = s.get(Lobby, lobby.code)
@@ -166,7 +169,7 @@ class Rooms:
         outs = sorted(seat_of[c] for c in gone if c in seat_of and not state.seat(
             seat_of[c]).alive)
         for n in outs:
-            self._post(room, t("room_out", seat=n))
+            self.notice(gid, group, room, t("room_out", seat=n))
 
     def _audit(self, gid: str, group: str, room: str, wanted: list[str], lobby: Lobby) -> None:
         """After every change, the room's real members against what it should hold (a
@@ -226,12 +229,9 @@ class Rooms:
             return t("room_bad_members", room=room_name(group), problems="；".join(problems),
                      code=gid)
         self._bind(gid, group, room, [c for c in present])
-        self._post(room, t("room_members", code=gid, room=room_name(group),
-                           members=seats_text(plan.seats)))
+        self.notice(gid, group, room, t("room_members", code=gid, room=room_name(group),
+                                        members=seats_text(plan.seats)))
         return t("room_bound", code=gid, room=room_name(group))
-
-    def _post(self, room: str, text: str) -> None:
-        self._try(lambda: self.transport.post(room, text))
 
     @staticmethod
     def _try(action: Callable[[], None]) -> None:

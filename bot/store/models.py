@@ -172,7 +172,9 @@ class OutboxRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     dedupe_key: Mapped[str] = mapped_column(String(255), unique=True)
-    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), index=True)
+    # None: a chat-layer message outside any game (a lobby reply, an introduction)
+    game_id: Mapped[str | None] = mapped_column(String(64), _game_fk(), index=True,
+                                                nullable=True)
     # the log row rendered (0: the judge's digest of the creation); None for replies
     seq: Mapped[int | None] = mapped_column(Integer)
     channel: Mapped[str] = mapped_column(String(8))  # dm | group | public | judge

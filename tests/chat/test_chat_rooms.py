@@ -37,9 +37,9 @@ class CheckedDemo(Demo):
         self.checks = 0
         post = self.transport.post
 
-        def recording_post(room: str, text: str) -> None:
+        def recording_post(room: str, text: str, *, key: str | None = None) -> None:
             self.posts.append((room, text, list(self.transport.rooms.get(room, []))))
-            post(room, text)
+            post(room, text, key=key)
 
         self.transport.post = recording_post  # type: ignore[method-assign]
         self.head = 0
