@@ -10,8 +10,6 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, NoReturn, overload
 
-from pydantic import TypeAdapter
-
 from engine import rng
 from engine.clone import clone
 from engine.commands import (
@@ -32,8 +30,9 @@ from engine.commands import (
     Surrender,
     Tick,
     Vote,
+    parse_command,
 )
-from engine.events import Audience, Event, Rejection
+from engine.events import Audience, Event, Rejection, event_version
 from engine.model import (
     Anchor,
     CorrectionRequest,
@@ -49,8 +48,6 @@ from engine.model import (
 from engine.options import validate_options, witch_deadline
 from engine.ruleset import Ruleset, get_ruleset
 from engine.votes import ABSTAIN, REVOTE, Tally, tally
-
-_COMMAND = TypeAdapter(Command)
 
 # Cards whose reason everybody may know (the vote thread and the badge are public).
 PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
@@ -103,8 +100,8 @@ class Ctx:
         return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
-        self.events.append(Event(type=type_, at=self.now, phase=self.state.phase,
-                                 audience=audience, data=data))
+        self.events.append(Event(type=type_, class_version=event_version(type_), at=self.now,
+                                 phase=self.state.phase, audience=audience, data=data))
 
     def tell(self, seats: list[int] | tuple[int, ...] | int, type_: str, **data: Any) -> None:
         """Private message(s); dead seats get it in the log only (G-RES-4)."""
@@ -557,7 +554,7 @@ def working_copy(state: GameState) -> GameState:
 def handle(state: GameState, command: Command | dict, now: datetime
            ) -> tuple[GameState, list[Event]] | Rejection:
     if isinstance(command, dict):
-        command = _COMMAND.validate_python(command)
+        command = parse_command(command)
     rs = get_ruleset(state.ruleset)
     if isinstance(command, Tick):
         dl = state.deadline(command.deadline_id)
