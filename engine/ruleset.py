@@ -10,7 +10,7 @@ from engine.options import COMMON_OPTIONS, OptionSpec
 
 if TYPE_CHECKING:
     from engine.commands import Act
-    from engine.core import Ctx
+    from engine.context import Ctx
     from engine.model import Deadline, Slot
     from engine.votes import Tally
 

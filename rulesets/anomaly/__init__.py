@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from engine.commands import Act
-from engine.core import Ctx
+from engine.context import Ctx
 from engine.model import Deadline, Seat, Slot, Submission
 from engine.options import COMMON_OPTIONS, OptionError, OptionSpec, duration_minutes
 from engine.ruleset import Ruleset, register

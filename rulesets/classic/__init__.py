@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from engine.commands import Act
-from engine.core import Ctx
+from engine.context import Ctx
 from engine.model import Anchor, Deadline, GameState, Seat, Slot
 from engine.options import COMMON_OPTIONS, Duration, OptionError, OptionSpec
 from engine.ruleset import Ruleset, register
