@@ -15,7 +15,7 @@ from engine import rng
 from engine.commands import Act
 from engine.events import Audience, Event, event_version
 from engine.model import Anchor, Deadline, GameState, Night, Seat, Slot, Submission
-from engine.options import witch_deadline
+from engine.options import CommonOptions, typed_options, witch_deadline
 from engine.votes import Tally
 
 # Cards whose reason everybody may know (the vote thread and the badge are public).
@@ -49,6 +49,7 @@ class RulesetHooks(Protocol):
     each hook and gives the shared defaults)."""
 
     name: str
+    options_model: type[CommonOptions]
 
     def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None: ...
     def exiles_on(self, ctx: Ctx, day: int) -> bool: ...
@@ -81,11 +82,14 @@ class Ctx:
         self.state = state
         self.now = now
         self.rs = ruleset
+        # the game's options, typed (the ruleset's model: rule code casts to its own class)
+        self.o: CommonOptions = typed_options(ruleset.options_model, state.options)
         self.events: list[Event] = []
         self.checks_on = True  # a ruleset may merge several outs into one check
 
     # basics ------------------------------------------------------------
     def opt(self, key: str) -> Any:
+        """An option by its key, untyped (the typed model is `self.o`)."""
         return self.state.options[key]
 
     def reject(self, code: str, **data: Any) -> NoReturn:
@@ -200,7 +204,7 @@ class Ctx:
 
     def _add_reminder(self, dl: Deadline) -> None:
         """A DM reminder before every deadline that someone owes an action for."""
-        before = self.opt("reminders.before")
+        before = self.o.reminders_before
         if not before or dl.kind not in REMINDED or (dl.kind != "day_close" and not dl.seats):
             return
         due = dl.due - timedelta(minutes=before)
@@ -232,10 +236,10 @@ class Ctx:
 
     # deadline offsets (options) -------------------------------------------------
     def night_deadline(self) -> tuple[Anchor, int]:
-        return "close", self.opt("deadlines.night_action")
+        return "close", self.o.deadlines_night_action
 
     def witch_deadline(self) -> tuple[Anchor, int]:
-        return witch_deadline(str(self.opt("deadlines.witch")))
+        return witch_deadline(str(self.o.deadlines_witch))
 
     # night slots ---------------------------------------------------------
     def add_slot(self, key: str, seats: list[int], anchor: Anchor, offset_min: int,
@@ -278,7 +282,7 @@ class Ctx:
     def submit(self, slot: Slot, cmd: Act, targets: list[int | None]) -> None:
         if slot.final:
             self.reject("action_final")
-        if slot.sub is not None and not self.opt("night.allow_resubmit"):
+        if slot.sub is not None and not self.o.night_allow_resubmit:
             self.reject("no_resubmit")
         slot.sub = Submission(skill=cmd.skill, targets=targets, options=dict(cmd.options),
                               by=cmd.seat, at=self.now)
@@ -293,15 +297,15 @@ class Ctx:
         # A card for a missed night or setup duty would tell everyone that the seat had one
         # (a wolf, a god, Cupid …): only the player and the judge learn of it.
         night_duty = reason not in PUBLIC_CARD_REASONS
-        secret = night_duty and not self.opt("public.announce_night_cards")
-        if night_duty and not self.opt("cards.night_yellow_counts_to_red"):
+        secret = night_duty and not self.o.public_announce_night_cards
+        if night_duty and not self.o.cards_night_yellow_counts_to_red:
             st.uncounted_yellow += 1  # a red card it caused would tell of the night duty
         if secret:
             self.note("YellowCardSecret", seat=n, reason=reason, count=st.yellow)
         else:
             self.announce("YellowCardPublic", seat=n, count=st.yellow)
             self.news("cards", {"seat": n, "color": "yellow"})
-        limit = self.opt("cards.yellow_to_red")
+        limit = self.o.cards_yellow_to_red
         if limit and st.yellow - st.uncounted_yellow >= limit and not st.red:
             self.red(n, "yellow_limit", quiet=secret)
 
@@ -343,8 +347,8 @@ class Ctx:
         self._mark_out(st, cause)
         partner = state.seat(st.lover_of) if st.lover_of else None
         if partner and partner.alive and (
-                cause != "red-card" or self.opt("cards.red_lover_partner_dies")):
-            if not self.opt("check.bundle_lovers"):
+                cause != "red-card" or self.o.cards_red_lover_partner_dies):
+            if not self.o.check_bundle_lovers:
                 self.check("atomic")
             self._mark_out(partner, "lovers")
             batch.append(partner.seat)
@@ -373,7 +377,7 @@ class Ctx:
             else:
                 state.handover_due = st.seat
                 if state.phase.startswith("D"):
-                    self.add_deadline("handover", day, "close", self.opt("deadlines.after_exile"),
+                    self.add_deadline("handover", day, "close", self.o.deadlines_after_exile,
                                       [st.seat], key=str(day))
                 elif self.rs.night_handover(self) == "close_plus_30":
                     self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
@@ -388,7 +392,7 @@ class Ctx:
             self.tell_duty(st.seat, "LastWordsDue")
 
     def _lastwords_right(self, st: Seat) -> bool:
-        rule = self.opt("lastwords.eligible")
+        rule = self.o.lastwords_eligible
         if rule == "all":
             return True
         if st.out_cause == "red-card":
@@ -423,14 +427,14 @@ class Ctx:
                "per_phase": {"phase"}}
 
     def check(self, level: str) -> None:
-        if not self.checks_on or level not in self._LEVELS[self.opt("check.granularity")]:
+        if not self.checks_on or level not in self._LEVELS[self.o.check_granularity]:
             return
         state = self.state
         if state.winner:
             raise GameOver
         lost_before = list(state.camps_lost)
         unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
-        if not self.opt("check.lose_first"):
+        if not self.o.check_lose_first:
             for camp in unlost:
                 if self.rs.camp_wins(self, camp):
                     self.declare(camp)
@@ -445,7 +449,7 @@ class Ctx:
         if len(unlost) == 1:
             self.declare(unlost[0])
         if not unlost:
-            policy = self.opt("check.no_unlost_camp")
+            policy = self.o.check_no_unlost_camp
             if policy == "judge_ruling":
                 state.halted = True
                 state.deadlines = []

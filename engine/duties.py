@@ -65,7 +65,7 @@ def surrender(ctx: Ctx, cmd: Surrender) -> None:
     ctx.tell(cmd.seat, "SurrenderRecorded")
     members = state.members(camp)
     agreed = sum(1 for s in members if s.surrendered)
-    rule = ctx.opt("surrender.requires")
+    rule = ctx.o.surrender_requires
     done = (agreed >= 1 if rule == "any_member"
             else agreed * 2 > len(members) if rule == "majority"
             else agreed == len(members))

@@ -36,7 +36,7 @@ def fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
             if n in state.lastwords_due:
                 state.lastwords_due.remove(n)
                 ctx.tell_duty(n, "LastWordsWaived")
-                if ctx.opt("lastwords.yellow_on_missing"):
+                if ctx.o.lastwords_yellow_on_missing:
                     ctx.missed(n, "lastwords", True)
     elif dl.kind == "day_close":
         _close_day(ctx, dl.day)
@@ -84,7 +84,7 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
 def maybe_resolve(ctx: Ctx) -> None:
     night = ctx.state.night
     if (night and not night.resolved and ctx.state.phase.startswith("N")
-            and ctx.opt("night.resolve_early") and ctx.rs.ready(ctx)):
+            and ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
         _resolve(ctx)
 
 
@@ -107,7 +107,7 @@ def _open_day(ctx: Ctx, day: int) -> None:
     state.votes = {}
     state.correction_requests = {}
     news, state.news = state.news, {}
-    reveal = ctx.opt("public.reveal_roles_on_out") is True
+    reveal = ctx.o.public_reveal_roles_on_out is True
     outs = news.get("outs", [])
     ctx.announce("DayOpened", day=day, outs=outs, cards=news.get("cards", []),
                  roles={n: state.seat(n).role for n in outs} if reveal else {},
@@ -124,7 +124,7 @@ def _close_day(ctx: Ctx, day: int) -> None:
     voters = {s.seat for s in state.living()}
     sheriff = state.sheriff if state.sheriff in voters else None
     weights = {sheriff: 2} if sheriff else {}
-    abstain_key = ctx.opt("votes.abstain_as_candidate")
+    abstain_key = ctx.o.votes_abstain_as_candidate
     t = tally(state.votes, voters, weights, voters, abstain_as_candidate=abstain_key,
               tiebreak=ctx.rs.first_to_reach_rule(ctx))
     non_voters = sorted(n for n in voters if not state.votes.get(n))
@@ -155,12 +155,12 @@ def _close_day(ctx: Ctx, day: int) -> None:
         st = state.seat(n)
         if st.red:
             continue
-        if ctx.opt("votes.notice_waives_yellow") and st.notice:
+        if ctx.o.votes_notice_waives_yellow and st.notice:
             st.notice = False
             ctx.note("CardWaived", seat=n, duty="vote", waiver="notice")
             continue
         ctx.yellow(n, "vote")
-    if ctx.opt("votes.void_vote_yellow"):
+    if ctx.o.votes_void_vote_yellow:
         for n in void_voters:
             if not state.seat(n).red:
                 ctx.yellow(n, "void_vote")
@@ -177,7 +177,7 @@ def _open_revote(ctx: Ctx, day: int, candidates: list[int]) -> None:
     state = ctx.state
     state.data["revote"] = {"candidates": candidates}
     state.votes = {}
-    close = state.schedule.close_at(day) + timedelta(minutes=ctx.opt("deadlines.revote"))
+    close = state.schedule.close_at(day) + timedelta(minutes=ctx.o.deadlines_revote)
     state.schedule.closes[day] = close
     ctx.retime_deadlines()
     ctx.add_deadline("day_close", day, "close")

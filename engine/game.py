@@ -24,7 +24,7 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     `signing_pubkey`: the hex public key that will sign the game's export (the bot makes the
     key pair); it goes into the commitment and the GameCreated event."""
     rs = get_ruleset(ruleset)
-    opts = validate_options(rs.option_spec, options, rs.camps)
+    opts = validate_options(rs.options_model, options, rs.camps)
     rs.validate(opts)
     counter = 0
     if roles is None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from engine.options import COMMON_OPTIONS, OptionSpec
+from engine.options import CommonOptions, ModelSpec, spec_of
 
 if TYPE_CHECKING:
     from engine.commands import Act
@@ -21,10 +21,16 @@ class Ruleset:
     name: str = ""
     roles: tuple[str, ...] = ()
     camps: tuple[str, ...] = ()
-    option_spec: OptionSpec = COMMON_OPTIONS
+    options_model: type[CommonOptions] = CommonOptions  # the ruleset's option model
+    option_spec: ModelSpec = spec_of(CommonOptions)  # the same as key -> (type, default)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.option_spec = spec_of(cls.options_model)
 
     def validate(self, options: dict) -> None:
-        """Checks across option values that a type alone cannot say; raise OptionError."""
+        """Checks across option values that a type alone cannot say (raise OptionError); they
+        are best written in the option model's `check`."""
 
     def preset(self, players: int, options: dict) -> list[str]:
         raise NotImplementedError

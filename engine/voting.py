@@ -26,7 +26,7 @@ def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> 
     posts = state.votes.setdefault(n, [])
     if mode != "void" and target is not None:
         ctx.living_target(target)
-        if target == n and not ctx.opt("votes.self_vote"):
+        if target == n and not ctx.o.votes_self_vote:
             ctx.reject("no_self_vote")
     if mode == "request_correct":
         _request_correction(ctx, n, target, posts)
@@ -109,7 +109,7 @@ def _change_refusal(ctx: Ctx, posts: list[VotePost]) -> str | None:
     if state.data.get("revote") or any(p.change for p in posts):
         return "change_used"
     close = state.schedule.close_at(state.day)
-    if ctx.now > close - timedelta(minutes=ctx.opt("deadlines.change_freeze")):
+    if ctx.now > close - timedelta(minutes=ctx.o.deadlines_change_freeze):
         return "change_last_hour"
     return None
 
@@ -119,7 +119,7 @@ def proxy(ctx: Ctx, cmd: JudgeProxy) -> None:
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
     if ctx.now > state.schedule.close_at(state.day) - timedelta(
-            minutes=ctx.opt("deadlines.proxy_cutoff")):
+            minutes=ctx.o.deadlines_proxy_cutoff):
         ctx.reject("proxy_too_late")
     mode = "change" if state.votes.get(cmd.seat) else "vote"
     vote(ctx, cmd.seat, mode, cmd.target, by_judge=True)

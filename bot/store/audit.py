@@ -300,7 +300,7 @@ def _verify(export: dict[str, Any], published: str | None, replay: bool,
                             "the roles were given by the judge, in seat order"))
     else:
         rs = get_ruleset(params["ruleset"])
-        opts = validate_options(rs.option_spec, params.get("options"), rs.camps)
+        opts = validate_options(rs.options_model, params.get("options"), rs.camps)
         preset = rs.preset(int(params["players"]), opts)
         dealt = rng.shuffled(seed, 0, preset)
         first_counter = len(preset) - 1
