@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from engine.commands import JudgeEnd, JudgeExtend, JudgeSetSchedule, JudgeSetTime
-from engine.context import OUT_DUTIES, TIME_HORIZON, Ctx
+from engine.context import TIME_HORIZON, Ctx
 from engine.flow import owing_seats
 from engine.model import Deadline, GameState, Schedule
 
@@ -25,7 +25,7 @@ def extend(ctx: Ctx, cmd: JudgeExtend) -> None:
     _not_paused(ctx)
     _future_time(ctx, cmd.at)
     hits = [d for d in ctx.state.deadlines
-            if cmd.seat in d.seats and d.kind in ("setup", "night", "handover", "hunter")]
+            if cmd.seat in d.seats and d.kind in ctx.kinds and ctx.kinds[d.kind].extendable]
     if not hits:
         ctx.reject("nothing_to_extend", seat=cmd.seat)
     for dl in hits:
@@ -36,7 +36,7 @@ def extend(ctx: Ctx, cmd: JudgeExtend) -> None:
                            if d.id in ids else d for d in ctx.state.deadlines]
     ctx.retime_deadlines()
     at = cmd.at.strftime("%m-%d %H:%M")
-    told = ctx.tell_duty if any(d.kind in OUT_DUTIES for d in hits) else ctx.tell
+    told = ctx.tell_duty if any(ctx.outlives_out(d.kind) for d in hits) else ctx.tell
     told(cmd.seat, "DeadlineExtended", seat=cmd.seat, due=at)
     ctx.note("DeadlineExtendedJudge", seat=cmd.seat, due=at, deadlines=sorted(ids))
 

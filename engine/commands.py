@@ -29,7 +29,7 @@ class _Cmd(BaseModel):
 
 
 class Act(_Cmd):
-    """A player's skill use: `kill`, `see`, `guard`, `save`, `poison`, `link`, `pass`, `lock` …"""
+    """A player's skill use: one of the ruleset's skills (its data.yaml), `pass` or `lock`."""
 
     kind: Literal["act"] = "act"
     seat: SeatNo

@@ -14,8 +14,18 @@ from typing import Any, Literal, NoReturn, Protocol, overload
 from engine import rng
 from engine.commands import Act
 from engine.events import Audience, Event, event_version
-from engine.model import Anchor, Deadline, GameState, Night, Seat, Slot, Submission
-from engine.options import CommonOptions, typed_options, witch_deadline
+from engine.model import (
+    ENGINE_DEADLINE_KINDS,
+    Anchor,
+    Deadline,
+    GameState,
+    Night,
+    Seat,
+    Slot,
+    Submission,
+    deadline_kinds,
+)
+from engine.options import CommonOptions, typed_options
 from engine.votes import Tally
 
 # Cards whose reason everybody may know (the vote thread and the badge are public).
@@ -26,11 +36,12 @@ PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
 TIME_HORIZON = timedelta(days=31)
 
 # Deadline kinds whose owers get a DM reminder before they pass.
-REMINDED = {"setup", "night", "handover", "hunter", "day_close"}
+# (The engine's kinds: a ruleset's own kinds say so in Ruleset.deadline_kinds; Ctx.kinds has both.)
+REMINDED = {kind for kind, k in ENGINE_DEADLINE_KINDS.items() if k.reminded}
 
 # Duties that outlive going out: a seat that is out is still told what concerns them (their
 # prompts, the answers, reminders, missed deadlines and cards), and nothing else (G-RES-4).
-OUT_DUTIES = {"handover", "lastwords", "hunter"}
+OUT_DUTIES = {kind for kind, k in ENGINE_DEADLINE_KINDS.items() if k.outlives_out}
 
 
 class Reject(Exception):
@@ -62,7 +73,6 @@ class RulesetHooks(Protocol):
     def act(self, ctx: Ctx, cmd: Act) -> None: ...
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None: ...
     def ready(self, ctx: Ctx) -> bool: ...
-    def deliver_tongling(self, ctx: Ctx) -> None: ...
     def resolve_night(self, ctx: Ctx) -> None: ...
     def deadline(self, ctx: Ctx, deadline: Deadline) -> None: ...
     def on_out(self, ctx: Ctx, seats: list[int]) -> None: ...
@@ -82,6 +92,7 @@ class Ctx:
         self.state = state
         self.now = now
         self.rs = ruleset
+        self.kinds = deadline_kinds(ruleset.name)  # the engine's deadline kinds and the ruleset's
         # the game's options, typed (the ruleset's model: rule code casts to its own class)
         self.o: CommonOptions = typed_options(ruleset.options_model, state.options)
         self.events: list[Event] = []
@@ -115,14 +126,20 @@ class Ctx:
 
     def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
                   **data: Any) -> None:
-        """Private message(s) about a duty that outlives going out (OUT_DUTIES, the witch's
-        kill post): told to the seat whether it is in or out."""
+        """Private message(s) about a duty that outlives going out (a deadline kind that
+        `outlives_out`, or what a ruleset says so of): told to the seat whether it is in or
+        out."""
         self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
 
     def tell_about(self, concern: str, seats: list[int] | tuple[int, ...] | int, type_: str,
                    /, **data: Any) -> None:
-        """`tell`, or `tell_duty` when the duty it concerns outlives going out (OUT_DUTIES)."""
-        (self.tell_duty if concern in OUT_DUTIES else self.tell)(seats, type_, **data)
+        """`tell`, or `tell_duty` when the duty it concerns outlives going out."""
+        (self.tell_duty if self.outlives_out(concern) else self.tell)(seats, type_, **data)
+
+    def outlives_out(self, concern: str) -> bool:
+        """Whether duty `concern` (a deadline kind) outlives going out (G-RES-4)."""
+        kind = self.kinds.get(concern)
+        return kind is not None and kind.outlives_out
 
     def tell_group(self, name: str, type_: str, **data: Any) -> None:
         """A post in group `name` for its living members; with none alive, the log only: a
@@ -205,7 +222,9 @@ class Ctx:
     def _add_reminder(self, dl: Deadline) -> None:
         """A DM reminder before every deadline that someone owes an action for."""
         before = self.o.reminders_before
-        if not before or dl.kind not in REMINDED or (dl.kind != "day_close" and not dl.seats):
+        kind = self.kinds.get(dl.kind)
+        if not before or kind is None or not kind.reminded or (
+                dl.kind != "day_close" and not dl.seats):
             return
         due = dl.due - timedelta(minutes=before)
         if due <= self.now:
@@ -237,9 +256,6 @@ class Ctx:
     # deadline offsets (options) -------------------------------------------------
     def night_deadline(self) -> tuple[Anchor, int]:
         return "close", self.o.deadlines_night_action
-
-    def witch_deadline(self) -> tuple[Anchor, int]:
-        return witch_deadline(str(self.o.deadlines_witch))
 
     # night slots ---------------------------------------------------------
     def add_slot(self, key: str, seats: list[int], anchor: Anchor, offset_min: int,
@@ -295,7 +311,7 @@ class Ctx:
         st.yellow += 1
         self.tell_about(reason, n, "YellowCard", seat=n, reason=reason, count=st.yellow)
         # A card for a missed night or setup duty would tell everyone that the seat had one
-        # (a wolf, a god, Cupid …): only the player and the judge learn of it.
+        # (a role's night or setup duty): only the player and the judge learn of it.
         night_duty = reason not in PUBLIC_CARD_REASONS
         secret = night_duty and not self.o.public_announce_night_cards
         if night_duty and not self.o.cards_night_yellow_counts_to_red:

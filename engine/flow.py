@@ -172,8 +172,9 @@ def _close_day(ctx: Ctx, day: int) -> None:
 
 
 def _open_revote(ctx: Ctx, day: int, candidates: list[int]) -> None:
-    """A tied exile goes to a PK revote (classic.exile_tie=revote): the day is extended by
-    deadlines.revote; everyone but the candidates votes once more, for a candidate or nobody."""
+    """A tied exile goes to a PK revote (the ruleset's pick_exile said REVOTE): the day is
+    extended by deadlines.revote; everyone but the candidates votes once more, for a candidate
+    or nobody."""
     state = ctx.state
     state.data["revote"] = {"candidates": candidates}
     state.votes = {}

@@ -9,7 +9,7 @@ from engine import rng
 from engine.context import Ctx
 from engine.events import Event
 from engine.model import GameState, Schedule, Seat
-from engine.options import validate_options, witch_deadline
+from engine.options import typed_options, validate_options
 from engine.ruleset import get_ruleset
 
 
@@ -39,12 +39,10 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
                          f"known: {', '.join(rs.roles)}")
     if first_open is None and open_time >= close_time:
         raise ValueError("the day must open before it closes")
-    if first_open is not None:
-        if not day_minutes or not night_minutes or day_minutes <= 0 or night_minutes <= 0:
-            raise ValueError("a fast game needs positive day and night lengths in minutes")
-        if witch_deadline(str(opts["deadlines.witch"]))[0] == "morning":
-            raise ValueError("in a fast game deadlines.witch must be a duration after close, "
-                             "e.g. 2min")
+    if first_open is not None and (
+            not day_minutes or not night_minutes or day_minutes <= 0 or night_minutes <= 0):
+        raise ValueError("a fast game needs positive day and night lengths in minutes")
+    rs.check_game(typed_options(rs.options_model, opts), fast=first_open is not None)
     state = GameState(
         game_id=game_id, ruleset=ruleset, options=opts, seed=seed, rng_counter=counter,
         seats=[Seat(seat=i + 1, role=r, camp="") for i, r in enumerate(roles)],

@@ -104,7 +104,6 @@ class CommonOptions(Options):
     check_no_unlost_camp: str = opt("check.no_unlost_camp", "judge_ruling")
     surrender_requires: Literal["all_living_members", "any_member", "majority"] = opt(
         "surrender.requires", "all_living_members")
-    surrender_enabled_anomaly: StrictBool = opt("surrender.enabled_anomaly", True)
     resolve_locked_actions: StrictBool = opt("resolve.locked_actions", True)
     night_allow_resubmit: StrictBool = opt("night.allow_resubmit", True)
     night_resolve_early: StrictBool = opt("night.resolve_early", True)
@@ -128,10 +127,8 @@ class CommonOptions(Options):
     # Not in RULES.md §5: whether `judge notice` also waives the yellow card for not voting.
     votes_notice_waives_yellow: StrictBool = opt("votes.notice_waives_yellow", False)
     # Deadline offsets (RULES.md §4.2, P-DL-6, P-VOTE-6/10); shorter ones make a fast game.
-    # killers, seer, wolf head, derivatives
+    # the night slots' (a ruleset may give some slots other deadlines)
     deadlines_night_action: Minutes = opt("deadlines.night_action", "90min")
-    # HH:MM the next morning, or a duration after close
-    deadlines_witch: str = opt("deadlines.witch", "08:00")
     deadlines_after_exile: Minutes = opt("deadlines.after_exile", "30min")  # handover, shots
     # judge proxy votes until close minus this
     deadlines_proxy_cutoff: Minutes = opt("deadlines.proxy_cutoff", "30min")
@@ -142,11 +139,6 @@ class CommonOptions(Options):
     reminders_before: Minutes = opt("reminders.before", "30min")
 
     def check(self, camps: tuple[str, ...]) -> None:
-        try:
-            witch_deadline(self.deadlines_witch)
-        except ValueError:
-            raise OptionError(f"bad value {self.deadlines_witch!r} for option 'deadlines.witch': "
-                              "a time like 08:00 or a duration like 2h") from None
         if self.cards_yellow_to_red < 0:
             raise OptionError("cards.yellow_to_red must be 0 (never) or a positive number")
         allowed = {"judge_ruling", "last_event_reverted", *camps}
@@ -209,14 +201,6 @@ def model_of(spec: type[Options] | OptionSpec) -> type[Options]:
 
 
 COMMON_OPTIONS: OptionSpec = spec_of(CommonOptions)
-
-
-def witch_deadline(value: str) -> tuple[Literal["morning", "close"], int]:
-    """("morning", minutes after midnight) for HH:MM, ("close", minutes) for a duration."""
-    m = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
-    if m and int(m.group(1)) < 24 and int(m.group(2)) < 60:
-        return "morning", int(m.group(1)) * 60 + int(m.group(2))
-    return "close", duration_minutes(value)
 
 
 def validate_options(spec: type[Options] | OptionSpec, given: dict[str, Any] | None,

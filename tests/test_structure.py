@@ -61,3 +61,49 @@ def test_the_old_import_paths_still_work() -> None:
     assert engine.handle is handle is engine.core.handle
     assert engine.new_game is new_game is engine.core.new_game
     assert engine.core.Ctx is Ctx
+
+
+def test_nothing_in_the_engine_names_a_role_a_ruleset_or_a_ruleset_option() -> None:
+    """Roles, rulesets, their options and 通灵 live in rulesets/ (issue 10); the engine has
+    hooks. (Out causes, engine.model.OUT_CAUSES, are still the engine's list: see issue 10.)"""
+    import re
+
+    from engine.options import CommonOptions
+    from engine.ruleset import get_ruleset
+    from rulesets.data import load
+
+    names: set[str] = {"tongling", "通灵"}
+    for ruleset in ("classic", "anomaly"):
+        rs = get_ruleset(ruleset)
+        names |= {ruleset, *rs.roles, *(load(ruleset, "data").get("role_names") or {}).values()}
+        names |= set(rs.options_model.keys()) - set(CommonOptions.keys())
+    words = re.compile("|".join(rf"(?<![\w.-]){re.escape(n)}(?![\w-])" for n in sorted(names)),
+                       re.I)
+    for path in sorted(ENGINE.glob("*.py")):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            hit = words.search(line)
+            assert hit is None, f"{path.name}:{i} names {hit.group(0)!r}: {line.strip()}"
+
+
+def test_a_rulesets_deadline_kinds_order_a_state_before_the_ruleset_is_imported() -> None:
+    """Same-time deadlines: anomaly's hunter shoots before the sheriff hands over (A-HUNTER-3),
+    also for a state loaded by a process that has not imported rulesets.anomaly yet."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+from datetime import date, datetime
+from engine.model import Deadline, GameState, Schedule, Seat
+assert "rulesets.anomaly" not in sys.modules
+due = datetime(2026, 1, 2, 21, 30)
+state = GameState(game_id="g", ruleset="anomaly", options={}, seed="s",
+                  seats=[Seat(seat=1, role="hunter", camp="normal")],
+                  schedule=Schedule(start=date(2026, 1, 1)), phase="D2", day=2,
+                  deadlines=[Deadline(id=f"{k}:2", kind=k, day=2, anchor="at", due=due)
+                             for k in ("handover", "hunter")])
+print(state.next_deadline().kind)
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "hunter"

@@ -8,9 +8,8 @@ from pydantic import StrictBool
 
 from engine.commands import Act
 from engine.context import Ctx
-from engine.model import Deadline, Seat, Slot, Submission
+from engine.model import Deadline, DeadlineKind, Seat, Slot, Submission
 from engine.options import (
-    CommonOptions,
     OptionError,
     OptionSpec,
     duration_minutes,
@@ -19,6 +18,9 @@ from engine.options import (
 )
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
+from rulesets.common.options import SharedOptions
+from rulesets.common.witch import WitchNight
+from rulesets.common.witch import deadline as witch_deadline
 from rulesets.data import load
 
 DATA = load("anomaly", "data")
@@ -33,7 +35,7 @@ BloodsightInvalid = Literal["fizzle_no_evolve", "fizzle_evolve", "reject_and_rep
 KongshouDef = Literal["guarded_not_infected", "guarded_any", "firewall_had_no_effect"]
 
 
-class AnomalyOptions(CommonOptions):
+class AnomalyOptions(SharedOptions):
     """The anomaly keys of RULES.md §5, over the common ones."""
 
     anomaly_apply_001_procedures: StrictBool = opt("anomaly.apply_001_procedures", True)
@@ -135,12 +137,15 @@ def _is_derivative(st: Seat) -> bool:
     return bool(st.statuses.get("derivative"))
 
 
-class Anomaly(Ruleset):
+class Anomaly(WitchNight, Ruleset):
     name = "anomaly"
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
     options_model = AnomalyOptions
     reported_slot = "head"
+    # The hunter's shot (P-DL-6): reminded, owed when out, extendable; it fires before a
+    # same-time sheriff handover (A-HUNTER-3).
+    deadline_kinds = {"hunter": DeadlineKind(3, reminded=True, outlives_out=True, extendable=True)}
 
     def reported_target(self, ctx: Ctx) -> int | None:
         head = ctx.night.slots.get("head")
@@ -189,7 +194,7 @@ class Anomaly(Ruleset):
         return ctx.first_to_reach(tally)
 
     def may_surrender(self, ctx: Ctx) -> bool:
-        return ctx.o.surrender_enabled_anomaly
+        return _o(ctx).surrender_enabled_anomaly
 
     # going out ---------------------------------------------------------------
     def on_out(self, ctx: Ctx, seats: list[int]) -> None:
@@ -279,7 +284,7 @@ class Anomaly(Ruleset):
         for role, skill, key, (anchor, offset), yellow in (
                 ("seer", "see", "see", ctx.night_deadline(), True),
                 ("guard", "firewall", "guard", ctx.night_deadline(), False),
-                ("witch", None, "witch", ctx.witch_deadline(), True)):
+                ("witch", None, "witch", witch_deadline(ctx), True)):
             actor = next((s for s in state.living() if s.role == role and s.camp == NORMAL), None)
             if actor is None:
                 continue
@@ -290,12 +295,12 @@ class Anomaly(Ruleset):
                              yellow=yellow and self.procedures_apply(ctx))
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if head is None:
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
 
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         if slot.key == "head":
             slot.final = True
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
         if slot.sub is None:
             for n in slot.seats:
                 ctx.missed(n, slot.key.split(":")[0], slot.yellow)
@@ -493,7 +498,7 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
         ctx.reject("action_final")
     slot.final = True
     ctx.tell(st.seat, "HeadLocked")
-    ctx.rs.deliver_tongling(ctx)
+    RULESET.deliver_tongling(ctx)
 
 
 def _act_overload(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:

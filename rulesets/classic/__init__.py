@@ -9,9 +9,12 @@ from pydantic import StrictBool
 from engine.commands import Act
 from engine.context import Ctx
 from engine.model import Anchor, Deadline, GameState, Seat, Slot
-from engine.options import CommonOptions, Minutes, OptionError, OptionSpec, opt, spec_of
+from engine.options import Minutes, OptionError, OptionSpec, opt, spec_of
 from engine.ruleset import Ruleset, register
 from engine.votes import REVOTE, Tally
+from rulesets.common.options import SharedOptions
+from rulesets.common.witch import WitchNight
+from rulesets.common.witch import deadline as witch_deadline
 from rulesets.data import load
 
 DATA = load("classic", "data")
@@ -22,7 +25,7 @@ GODS = ("seer", "witch", "guard")
 ExileTie = Literal["first_to_reach", "no_exile", "sheriff_vote", "random", "revote"]
 
 
-class ClassicOptions(CommonOptions):
+class ClassicOptions(SharedOptions):
     """The classic keys of RULES.md §5, over the common ones."""
 
     classic_seer_feedback: Literal["village_partition", "wolf_partition", "literal_labels"] = opt(
@@ -70,7 +73,7 @@ NIGHT_SKILLS = {"kill": "kill", "lock": "kill", "see": "see", "guard": "guard",
                 "save": "witch", "poison": "witch"}
 
 
-class Classic(Ruleset):
+class Classic(WitchNight, Ruleset):
     name = "classic"
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
@@ -153,13 +156,13 @@ class Classic(Ruleset):
             (_living_holder(state, "seer", "see"), "see", ctx.night_deadline(), True),
             (_living_holder(state, "guard", "guard"), "guard",
              ("close", _o(ctx).classic_guard_deadline), _o(ctx).classic_guard_yellow),
-            (witch, "witch", ctx.witch_deadline(), True)]
+            (witch, "witch", witch_deadline(ctx), True)]
         for actor, key, (anchor, offset), yellow in duties:
             if actor is not None:
                 ctx.add_slot(key, [actor.seat], anchor, offset, yellow=yellow)
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if not killers:
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
 
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         if slot.key == "kill":
@@ -169,7 +172,7 @@ class Classic(Ruleset):
                 for n in slot.seats:
                     if ctx.state.seat(n).alive:
                         ctx.missed(n, "kill", True)
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
         elif slot.sub is None:
             for n in slot.seats:
                 ctx.missed(n, slot.key, slot.yellow)
@@ -292,7 +295,7 @@ class Classic(Ruleset):
                 state.seat(n).camp == WOLVES for n in night.slots["kill"].seats):
             # Lost during collection (a surrender): tonight's kill is gone with the skill.
             ctx.remove_deadline(night.slots.pop("kill").deadline_id)
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
         if BL in state.camps_on_field and BL not in state.camps_lost:  # C-LOVER-5
             lovers = [s for s in state.seats if s.camp == BL and s.lover_of]
             for st in lovers:
@@ -425,7 +428,7 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
     slot.final = True
     _tell_killers(ctx, "KillLocked", by=st.seat,
                   target=slot.sub.targets[0] if slot.sub.targets else None)
-    ctx.rs.deliver_tongling(ctx)
+    RULESET.deliver_tongling(ctx)
 
 
 def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
