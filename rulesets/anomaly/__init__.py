@@ -712,8 +712,8 @@ class _Pipeline:
             return
         ws = self.state.seat(witch)
         if purify is not None:
-            if stage == "mature" or stage == "complete" or not self.ctx.opt(
-                    "anomaly.purify_growth_reusable"):
+            if stage == "mature" or stage == "complete" or not _o(
+                    self.ctx).anomaly_purify_growth_reusable:
                 ws.skills["purify"] = "lost" if stage == "mature" else "used"
             if stage == "mature" and ws.skills.get("tongling") == "held":
                 ws.skills["tongling"] = "lost"  # A-WITCH-3
@@ -741,8 +741,8 @@ class _Pipeline:
                 return False
             self.convert(ts)
         else:
-            if target == protect or (target == firewall and ctx.opt(
-                    "anomaly.firewall_blocks_out")):
+            if target == protect or (target == firewall
+                                     and _o(ctx).anomaly_firewall_blocks_out):
                 return target == firewall
             ctx.put_out(target, "infect")
         return False
@@ -843,8 +843,8 @@ class _Pipeline:
                   None)
         if ws is None or not ws.holds("resonance"):
             return
-        roles = ("seer", "guard") + (("wolf-head",) if ctx.opt(
-            "anomaly.resonance_counts_head") else ())
+        roles = ("seer", "guard") + (
+            ("wolf-head",) if _o(ctx).anomaly_resonance_counts_head else ())
         triggers = [n for n in evolved if self.state.seat(n).role in roles]
         steps = len(triggers) if _o(ctx).anomaly_resonance_max_per_night == "unbounded" \
             else min(1, len(triggers))
