@@ -13,11 +13,12 @@ from typing import Any, Literal, NoReturn, Protocol, overload
 
 from engine import rng
 from engine.commands import Act
-from engine.events import Audience, Event, event_version
+from engine.events import EVENT_VERSIONS, Audience, Event
 from engine.model import (
     ENGINE_DEADLINE_KINDS,
     Anchor,
     Deadline,
+    DeadlineKind,
     GameState,
     Night,
     Seat,
@@ -25,7 +26,7 @@ from engine.model import (
     Submission,
     deadline_kinds,
 )
-from engine.options import CommonOptions, typed_options
+from engine.options import TYPED_CACHE, CommonOptions, typed_options
 from engine.votes import Tally
 
 # Cards whose reason everybody may know (the vote thread and the badge are public).
@@ -92,11 +93,22 @@ class Ctx:
         self.state = state
         self.now = now
         self.rs = ruleset
-        self.kinds = deadline_kinds(ruleset.name)  # the engine's deadline kinds and the ruleset's
         # the game's options, typed (the ruleset's model: rule code casts to its own class)
-        self.o: CommonOptions = typed_options(ruleset.options_model, state.options)
+        hit = TYPED_CACHE.get(id(state.options))
+        self.o: CommonOptions = hit[1] if hit is not None and hit[0] is state.options and (
+            isinstance(hit[1], ruleset.options_model)) else typed_options(
+            ruleset.options_model, state.options)
         self.events: list[Event] = []
         self.checks_on = True  # a ruleset may merge several outs into one check
+        self._kinds: dict[str, DeadlineKind] | None = None  # see `kinds`
+
+    @property
+    def kinds(self) -> dict[str, DeadlineKind]:
+        """The deadline kinds of this game: the engine's and the ruleset's."""
+        kinds = self._kinds
+        if kinds is None:
+            kinds = self._kinds = deadline_kinds(self.rs.name)
+        return kinds
 
     # basics ------------------------------------------------------------
     def opt(self, key: str) -> Any:
@@ -114,8 +126,9 @@ class Ctx:
         return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
-        self.events.append(Event(type=type_, class_version=event_version(type_), at=self.now,
-                                 phase=self.state.phase, audience=audience, data=data))
+        self.events.append(Event(type=type_, class_version=EVENT_VERSIONS.get(type_, 1),
+                                 at=self.now, phase=self.state.phase, audience=audience,
+                                 data=data))
 
     def tell(self, seats: list[int] | tuple[int, ...] | int, type_: str, **data: Any) -> None:
         """Private message(s); dead seats get it in the log only (G-RES-4)."""

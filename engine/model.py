@@ -262,5 +262,5 @@ class GameState(BaseModel):
         """The deadline to fire next; none while the game is over or paused."""
         if not self.deadlines or self.over or self.paused_at is not None:
             return None
-        order = _deadline_order(self.ruleset)
+        order = _ORDERS.get(self.ruleset) or _deadline_order(self.ruleset)
         return min(self.deadlines, key=lambda d: (d.due, order.get(d.kind, 9), d.id))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -73,15 +73,26 @@ class Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
+    # Keys a subclass declares that come, in the stored dict, right after another key (key ->
+    # the key it follows), so that a game's options dict keeps the key order it always had.
+    placed_after: ClassVar[dict[str, str]] = {}
+
     @classmethod
     def keys(cls) -> list[str]:
-        return [f.alias or name for name, f in cls.model_fields.items()]
+        """The keys, in the order of the stored dict."""
+        keys = [f.alias or name for name, f in cls.model_fields.items()
+                if (f.alias or name) not in cls.placed_after]
+        for key, after in cls.placed_after.items():
+            keys.insert(keys.index(after) + 1, key)
+        return keys
 
     def check(self, camps: tuple[str, ...]) -> None:
         """Checks across values that a type alone cannot say; raise OptionError."""
 
     def dump(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True)
+        """The plain dict a game's state keeps (GameState.options)."""
+        values = self.model_dump(by_alias=True)
+        return {key: values[key] for key in self.keys()}
 
     @classmethod
     def parse(cls, given: dict[str, Any], camps: tuple[str, ...] = ()) -> Options:
@@ -214,21 +225,21 @@ OptionsT = TypeVar("OptionsT", bound=Options)
 
 # The typed options of a game's stored dict: made once per dict (a game's options dict is set by
 # new_game and shared, never changed, by every state of the game; see engine.clone.SHARED).
-_TYPED: dict[int, tuple[dict[str, Any], Options]] = {}
-_TYPED_MAX = 1024
+TYPED_CACHE: dict[int, tuple[dict[str, Any], Options]] = {}
+TYPED_CACHE_MAX = 1024
 
 
 def typed_options(model: type[OptionsT], options: dict[str, Any]) -> OptionsT:
     """The model of a stored options dict (keys it does not know are left out)."""
-    hit = _TYPED.get(id(options))
+    hit = TYPED_CACHE.get(id(options))
     if hit is not None and hit[0] is options and isinstance(hit[1], model):
         return hit[1]
     known = model.model_fields
     aliases = {f.alias or name for name, f in known.items()}
     typed = model.model_validate({k: v for k, v in options.items() if k in aliases})
-    if len(_TYPED) >= _TYPED_MAX:
-        _TYPED.clear()
-    _TYPED[id(options)] = (options, typed)  # the dict is kept alive, so its id is not reused
+    if len(TYPED_CACHE) >= TYPED_CACHE_MAX:
+        TYPED_CACHE.clear()
+    TYPED_CACHE[id(options)] = (options, typed)  # the dict is kept alive, so its id is not reused
     return typed
 
 

@@ -53,8 +53,8 @@ def new(ruleset: str, given: Any) -> tuple[str, Any]:
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_same_keys_and_defaults(ruleset: str) -> None:
     rs = get_ruleset(ruleset)
-    # the same keys (the shared ones, now declared by the rulesets, come last in the dict)
-    assert sorted(rs.options_model.keys()) == sorted(RULESETS[ruleset])
+    assert rs.options_model.keys() == list(RULESETS[ruleset])  # in the same order
+    assert list(new(ruleset, {})[1]) == list(old(ruleset, {})[1])
     assert set(rs.option_spec) == set(RULESETS[ruleset])
     assert new(ruleset, {}) == old(ruleset, {})
     assert new(ruleset, None) == old(ruleset, None)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import StrictBool
 
@@ -121,9 +122,11 @@ class AnomalyOptions(SharedOptions):
 ANOMALY_OPTIONS: OptionSpec = spec_of(AnomalyOptions)
 
 
-def _o(ctx: Ctx) -> AnomalyOptions:
-    """The game's options, typed (ctx.o is this ruleset's AnomalyOptions)."""
-    return cast(AnomalyOptions, ctx.o)
+if TYPE_CHECKING:
+    def _o(ctx: Ctx) -> AnomalyOptions:
+        """The game's options, typed (ctx.o is this ruleset's AnomalyOptions)."""
+else:
+    _o = attrgetter("o")  # the same, without a Python call per lookup
 
 # Skills lost to Key盾 under key_shield_scope=active_skills_only keep these.
 PASSIVE_SKILLS = ("evolve", "resonance", "zeroing")

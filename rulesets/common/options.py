@@ -4,7 +4,7 @@ and anomaly's surrender switch (which classic accepts too, to no effect, as it a
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import StrictBool
 
@@ -20,6 +20,10 @@ def witch_deadline(value: str) -> tuple[Literal["morning", "close"], int]:
 
 
 class SharedOptions(CommonOptions):
+    placed_after: ClassVar[dict[str, str]] = {
+        "surrender.enabled_anomaly": "surrender.requires",
+        "deadlines.witch": "deadlines.night_action"}
+
     # Whether anomaly's camps may surrender (S-1); classic accepts the key and ignores it.
     surrender_enabled_anomaly: StrictBool = opt("surrender.enabled_anomaly", True)
     # HH:MM the next morning, or a duration after close
