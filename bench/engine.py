@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import randomplay  # noqa: E402  (tests/ holds the shared random driver)
 import randomplay_anomaly  # noqa: E402
 
-import engine.core  # noqa: E402
+import engine.dispatch  # noqa: E402
 from engine.model import GameState  # noqa: E402
 
 # How handle() copies the state it works on: the engine's own mechanism, or an alternative to
@@ -55,7 +55,7 @@ from engine.model import GameState  # noqa: E402
 # (a refusal would leave its half-done changes behind) and only shows the floor, what the rest of
 # the engine costs, i.e. the best that validate-then-mutate or a change journal could reach.
 COPIES: dict[str, Any] = {
-    "engine": engine.core.working_copy,
+    "engine": engine.dispatch.working_copy,
     "deepcopy": lambda s: s.model_copy(deep=True),
     "dump-validate": lambda s: GameState.model_validate(s.model_dump()),
     "pickle": lambda s: pickle.loads(pickle.dumps(s, pickle.HIGHEST_PROTOCOL)),
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profile-case", default="classic-12", choices=sorted(CASES))
     ap.add_argument("--top", type=int, default=25, help="profile rows (default 25)")
     args = ap.parse_args(argv)
-    engine.core.working_copy = COPIES[args.copy]
+    engine.dispatch.working_copy = COPIES[args.copy]
 
     print(f"machine: {machine()}")
     print(f"process: {pin_one_core()}; state copy per command: {args.copy}")

@@ -47,8 +47,8 @@ from bot.store.models import (
 )
 from bot.store.signing import new_key_pair, public_key
 from engine import handle, new_game
-from engine.commands import Command, Tick
-from engine.events import Event, Rejection
+from engine.commands import Command, Tick, parse_command
+from engine.events import Event, Rejection, parse_event
 from engine.model import Deadline, GameState
 
 COMMAND = TypeAdapter(Command)
@@ -169,7 +169,7 @@ def state_of(data: Any) -> GameState:
 
 
 def event_of(data: Any) -> Event:
-    return Event.model_validate(decode(data))
+    return parse_event(decode(data))
 
 
 def env_judges() -> frozenset[str]:
@@ -396,7 +396,7 @@ class Service:
         row = s.get(InboxMessage, (game_id, msg_id))
         if row is None:
             return None
-        if not _same_message(COMMAND.validate_python(decode(row.command)), cmd) or (
+        if not _same_message(parse_command(decode(row.command)), cmd) or (
                 row.sender != sender):
             raise MessageIdReused(f"{game_id}: message id {msg_id!r} was applied before to "
                                   "another command or sender; this one is not applied")
@@ -704,7 +704,7 @@ class Service:
             expect_seq += 1
         for head, logged in groups:
             if head is not None:
-                cmd = COMMAND.validate_python(decode(head.body))
+                cmd = parse_command(decode(head.body))
                 out = handle(state, cmd, head.at)
                 if isinstance(out, Rejection) or out[0].version == state.version:
                     report.problems.append(f"seq {head.seq}: the engine no longer accepts "

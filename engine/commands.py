@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime, time
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    TypeAdapter,
+)
 
 # Commands come from outside (chat, files, other processes): every field is bounded and strict,
 # so `true` is no seat, "+3" no number, and no input can grow the state without limit.
@@ -20,7 +29,7 @@ class _Cmd(BaseModel):
 
 
 class Act(_Cmd):
-    """A player's skill use: `kill`, `see`, `guard`, `save`, `poison`, `link`, `pass`, `lock` …"""
+    """A player's skill use: one of the ruleset's skills (its data.yaml), `pass` or `lock`."""
 
     kind: Literal["act"] = "act"
     seat: SeatNo
@@ -161,3 +170,52 @@ Command = Annotated[
     | JudgeEnd,
     Field(discriminator="kind"),
 ]
+
+
+# Versions and upcasters -----------------------------------------------------------------------
+# A stored command is a `model_dump()` of its class, optionally with a "class_version" (absent:
+# version 1, the shape of every command before issue 10). When a command's shape changes, bump
+# its kind's entry in COMMAND_VERSIONS and register an upcaster from the old version, which
+# turns an old record (a plain dict) into the next version's: parse_command then reads records
+# of any version that was ever stored.
+
+CommandRecord = dict[str, Any]
+Upcaster = Callable[[CommandRecord], CommandRecord]
+
+COMMAND_VERSIONS: dict[str, int] = {}  # kind -> current version, when above 1
+_COMMAND_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def command_upcaster(kind: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register `fn(record) -> record`, turning version `from_version` of `kind` into the next."""
+    def register(fn: Upcaster) -> Upcaster:
+        _COMMAND_UPCASTERS[(kind, from_version)] = fn
+        return fn
+    return register
+
+
+def upcast_command(record: Mapping[str, Any]) -> CommandRecord:
+    """A stored command record of any version, as a record of its kind's current version
+    (without the "class_version" key, which the command classes do not take)."""
+    out = dict(record)
+    version = out.pop("class_version", 1)
+    kind = out.get("kind")
+    if not isinstance(kind, str) or not isinstance(version, int):
+        return out  # validation will say what is wrong
+    current = COMMAND_VERSIONS.get(kind, 1)
+    if version > current:
+        raise ValueError(f"command {kind!r} version {version} is newer than this engine's "
+                         f"({current})")
+    while version < current:
+        out = _COMMAND_UPCASTERS[(kind, version)](out)
+        version += 1
+    return out
+
+
+_COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
+
+
+def parse_command(record: Mapping[str, Any]) -> Command:
+    """A command from a plain record (the store, a file, the chat layer): upcast, then
+    validated."""
+    return _COMMAND.validate_python(upcast_command(record))

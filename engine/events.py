@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -55,3 +56,53 @@ class Rejection(BaseModel):
 
     code: str
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+# Versions and upcasters -----------------------------------------------------------------------
+# Every event carries its `class_version` (1 for every event before issue 10). When an event's
+# data changes shape, bump its type's entry in EVENT_VERSIONS (the engine then emits the new
+# version) and register an upcaster from the old version, which turns an old record (a plain
+# dict, `Event.model_dump()`) into the next version's: parse_event reads records of any version
+# that was ever stored.
+
+EventRecord = dict[str, Any]
+Upcaster = Callable[[EventRecord], EventRecord]
+
+EVENT_VERSIONS: dict[str, int] = {}  # type -> current version, when above 1
+_EVENT_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def event_version(type_: str) -> int:
+    return EVENT_VERSIONS.get(type_, 1)
+
+
+def event_upcaster(type_: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register `fn(record) -> record`, turning version `from_version` of `type_` into the next
+    (the record's class_version is set by upcast_event)."""
+    def register(fn: Upcaster) -> Upcaster:
+        _EVENT_UPCASTERS[(type_, from_version)] = fn
+        return fn
+    return register
+
+
+def upcast_event(record: Mapping[str, Any]) -> EventRecord:
+    """A stored event record of any version, as a record of its type's current version."""
+    out = dict(record)
+    version = out.get("class_version", 1)
+    type_ = out.get("type")
+    if not isinstance(type_, str) or not isinstance(version, int):
+        return out  # validation will say what is wrong
+    current = event_version(type_)
+    if version > current:
+        raise ValueError(f"event {type_!r} version {version} is newer than this engine's "
+                         f"({current})")
+    while version < current:
+        out = _EVENT_UPCASTERS[(type_, version)](out)
+        version += 1
+        out["class_version"] = version
+    return out
+
+
+def parse_event(record: Mapping[str, Any]) -> Event:
+    """An event from a stored record: upcast, then validated."""
+    return Event.model_validate(upcast_event(record))

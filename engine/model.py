@@ -7,6 +7,9 @@ lists included) and the options (fixed when the game is created).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Annotated, Any, Literal
 
@@ -96,10 +99,65 @@ class Deadline(BaseModel):
     parent: str | None = None  # a reminder's deadline: due `offset_min` minutes before it
 
 
-# Same-time deadlines fire in this order (night actions, duties, then the phase change).
-# A hunter shoots before the sheriff hands over (A-HUNTER-3).
-DEADLINE_ORDER = {"remind": -1, "setup": 0, "night": 1, "hunter": 3, "handover": 4, "lastwords": 5,
-                  "day_close": 6, "day_open": 6}
+@dataclass(frozen=True)
+class DeadlineKind:
+    """How the engine treats a kind of deadline."""
+
+    order: int  # same-time deadlines fire in this order (then by id); unknown kinds last (9)
+    reminded: bool = False  # the owers get a DM reminder before it (reminders.before)
+    outlives_out: bool = False  # a duty that outlives going out (G-RES-4): told when out too
+    extendable: bool = False  # JudgeExtend moves it for the seat it names
+
+
+# The engine's own kinds: night actions, duties, then the phase change. A ruleset declares its
+# own (Ruleset.deadline_kinds), registered with register_deadline_kinds.
+ENGINE_DEADLINE_KINDS: dict[str, DeadlineKind] = {
+    "remind": DeadlineKind(-1),
+    "setup": DeadlineKind(0, reminded=True, extendable=True),
+    "night": DeadlineKind(1, reminded=True, extendable=True),
+    "handover": DeadlineKind(4, reminded=True, outlives_out=True, extendable=True),
+    "lastwords": DeadlineKind(5, outlives_out=True),
+    "day_close": DeadlineKind(6, reminded=True),
+    "day_open": DeadlineKind(6),
+}
+DEADLINE_ORDER = {kind: k.order for kind, k in ENGINE_DEADLINE_KINDS.items()}
+
+_RULESET_KINDS: dict[str, dict[str, DeadlineKind]] = {}  # ruleset -> engine's and its own
+_ORDERS: dict[str, dict[str, int]] = {}
+_loader: list[Callable[[str], object]] = []
+
+
+def register_deadline_kinds(ruleset: str, kinds: Mapping[str, DeadlineKind]) -> None:
+    clash = set(kinds) & set(ENGINE_DEADLINE_KINDS)
+    if clash:
+        raise ValueError(f"ruleset {ruleset} redefines deadline kinds {sorted(clash)}")
+    _RULESET_KINDS[ruleset] = {**ENGINE_DEADLINE_KINDS, **kinds}
+    _ORDERS[ruleset] = {kind: k.order for kind, k in _RULESET_KINDS[ruleset].items()}
+
+
+def set_ruleset_loader(load: Callable[[str], object]) -> None:
+    """How to load a ruleset by name (engine.ruleset.get_ruleset), so that a state whose
+    ruleset is not imported yet still orders that ruleset's deadline kinds."""
+    _loader[:] = [load]
+
+
+def deadline_kinds(ruleset: str) -> dict[str, DeadlineKind]:
+    """The deadline kinds of games of `ruleset`: the engine's and the ruleset's own."""
+    kinds = _RULESET_KINDS.get(ruleset)
+    if kinds is None:
+        for load in _loader:
+            with contextlib.suppress(KeyError):
+                load(ruleset)
+        kinds = _RULESET_KINDS.get(ruleset, ENGINE_DEADLINE_KINDS)
+    return kinds
+
+
+def _deadline_order(ruleset: str) -> dict[str, int]:
+    order = _ORDERS.get(ruleset)
+    if order is None:
+        deadline_kinds(ruleset)
+        order = _ORDERS.get(ruleset, DEADLINE_ORDER)
+    return order
 
 
 class Submission(BaseModel):
@@ -120,7 +178,7 @@ class Slot(BaseModel):
     sub: Submission | None = None
     final: bool = False
     expired: bool = False
-    prompted: bool = False  # the witch's 通灵 was delivered
+    prompted: bool = False  # the ruleset prompted the owers mid-night (told them a choice)
     answered_after_prompt: bool = False
 
 
@@ -204,4 +262,5 @@ class GameState(BaseModel):
         """The deadline to fire next; none while the game is over or paused."""
         if not self.deadlines or self.over or self.paused_at is not None:
             return None
-        return min(self.deadlines, key=lambda d: (d.due, DEADLINE_ORDER.get(d.kind, 9), d.id))
+        order = _ORDERS.get(self.ruleset) or _deadline_order(self.ruleset)
+        return min(self.deadlines, key=lambda d: (d.due, order.get(d.kind, 9), d.id))

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.options import COMMON_OPTIONS, OptionSpec
+from engine.model import DeadlineKind, register_deadline_kinds, set_ruleset_loader
+from engine.options import CommonOptions, ModelSpec, spec_of
 
 if TYPE_CHECKING:
     from engine.commands import Act
-    from engine.core import Ctx
+    from engine.context import Ctx
     from engine.model import Deadline, Slot
     from engine.votes import Tally
 
@@ -21,10 +23,16 @@ class Ruleset:
     name: str = ""
     roles: tuple[str, ...] = ()
     camps: tuple[str, ...] = ()
-    option_spec: OptionSpec = COMMON_OPTIONS
+    options_model: type[CommonOptions] = CommonOptions  # the ruleset's option model
+    option_spec: ModelSpec = spec_of(CommonOptions)  # the same as key -> (type, default)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.option_spec = spec_of(cls.options_model)
 
     def validate(self, options: dict) -> None:
-        """Checks across option values that a type alone cannot say; raise OptionError."""
+        """Checks across option values that a type alone cannot say (raise OptionError); they
+        are best written in the option model's `check`."""
 
     def preset(self, players: int, options: dict) -> list[str]:
         raise NotImplementedError
@@ -34,8 +42,17 @@ class Ruleset:
         """Give camps and skills for the dealt roles, make groups, add setup deadlines."""
         raise NotImplementedError
 
+    # The ruleset's own deadline kinds (fired through `deadline`), with how the engine treats
+    # them: order among same-time deadlines, reminders, duties that outlive going out,
+    # JudgeExtend. The engine's own kinds are engine.model.ENGINE_DEADLINE_KINDS.
+    deadline_kinds: Mapping[str, DeadlineKind] = {}
+
+    def check_game(self, options: CommonOptions, *, fast: bool) -> None:
+        """The game's options against its schedule (`fast`: a fast game, in cycles of
+        minutes); raise ValueError."""
+
     def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None:
-        """A setup-phase deadline fired (e.g. Cupid's)."""
+        """A setup-phase deadline fired (a setup duty's)."""
 
     # day ---------------------------------------------------------------
     def exiles_on(self, ctx: Ctx, day: int) -> bool:
@@ -71,42 +88,17 @@ class Ruleset:
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         """A night slot reached its deadline."""
 
-    # The slot whose choice the witch's 通灵 reports (G-RES-6 (a)); None: no 通灵 in the ruleset.
-    reported_slot: str | None = None
-
-    def reported_target(self, ctx: Ctx) -> int | None:
-        """The target 通灵 reports, from the reported slot's submission."""
-        return None
-
     def ready(self, ctx: Ctx) -> bool:
-        """Whether the night may resolve before its last deadline (G-RES-6 (a)-(c))."""
-        night = ctx.state.night
-        assert night is not None
-        tongling = night.data.get("tongling")
-        for key, slot in night.slots.items():
+        """Whether the night may resolve before its last deadline (G-RES-6 (c)): every slot
+        of a living seat answered or final. A ruleset whose slots wait on one another (a
+        prompt mid-night) says so here."""
+        night = ctx.night
+        for slot in night.slots.values():
             if slot.expired or not any(ctx.state.seat(n).alive for n in slot.seats):
                 continue
-            if key == self.reported_slot and tongling:
-                done = slot.final  # (a) locked or past its deadline
-            elif key == "witch" and tongling:
-                done = slot.answered_after_prompt  # (b) answered after 通灵
-            else:
-                done = slot.sub is not None or slot.final  # (c)
-            if not done:
+            if slot.sub is None and not slot.final:
                 return False
         return True
-
-    def deliver_tongling(self, ctx: Ctx) -> None:
-        """Once the reported choice is final, the witch holding 通灵 tonight is told it."""
-        night = ctx.state.night
-        assert night is not None
-        witch = night.data.get("tongling")
-        slot = night.slots.get("witch")
-        if witch is None or slot is None or slot.prompted:
-            return
-        slot.prompted = True
-        ctx.tell(witch, "Tongling", target=self.reported_target(ctx),
-                 answered=slot.sub is not None)
 
     def resolve_night(self, ctx: Ctx) -> None:
         raise NotImplementedError
@@ -119,7 +111,7 @@ class Ruleset:
 
     def may_handover(self, ctx: Ctx, seat: int) -> bool:
         """Whether a successor named now takes the badge at once; if not, the choice is held
-        until the ruleset calls ctx.release_handover (a hunter-sheriff shoots first)."""
+        until the ruleset calls ctx.release_handover (a duty of the sheriff's comes first)."""
         return True
 
     def procedures_apply(self, ctx: Ctx) -> bool:
@@ -128,7 +120,7 @@ class Ruleset:
         return True
 
     def after_out(self, ctx: Ctx, seats: list[int]) -> None:
-        """Duties after characters went out (hunter shots …), after the CHECK."""
+        """Duties after characters went out (a shot …), after the CHECK."""
 
     # end of game -------------------------------------------------------
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:
@@ -147,8 +139,12 @@ class Ruleset:
 _REGISTRY: dict[str, Ruleset] = {}
 
 
-def register(ruleset: Ruleset) -> Ruleset:
+RulesetT = TypeVar("RulesetT", bound=Ruleset)
+
+
+def register(ruleset: RulesetT) -> RulesetT:
     _REGISTRY[ruleset.name] = ruleset
+    register_deadline_kinds(ruleset.name, ruleset.deadline_kinds)
     return ruleset
 
 
@@ -159,3 +155,6 @@ def get_ruleset(name: str) -> Ruleset:
     if name not in _REGISTRY:
         raise KeyError(f"unknown ruleset {name!r}")
     return _REGISTRY[name]
+
+
+set_ruleset_loader(get_ruleset)  # GameState.next_deadline orders a ruleset's deadline kinds

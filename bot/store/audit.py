@@ -23,11 +23,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from sqlalchemy import select
 
 from bot.render import render_event
-from bot.service import COMMAND, Service, UnknownGame, describe_command, event_of
+from bot.service import Service, UnknownGame, describe_command, event_of
 from bot.store.codec import decode
 from bot.store.models import Game, InboxMessage, LogEntry, Player
 from bot.store.signing import ALG, public_key, sign, verify
 from engine import handle, new_game, rng
+from engine.commands import parse_command
 from engine.events import Rejection
 from engine.options import validate_options
 from engine.ruleset import get_ruleset
@@ -133,7 +134,7 @@ def timeline(export: dict[str, Any]) -> str:
         at = datetime.fromisoformat(e["at"]).strftime("%m-%d %H:%M")
         head = f"{at} [{_phase_cn(e['phase'])}]"
         if e["kind"] == "command":
-            cmd = COMMAND.validate_python(e["command"])
+            cmd = parse_command(e["command"])
             lines.append(f"{head} ▶ 指令：{describe_command(cmd)}")
             continue
         ev = event_of({"type": e["type"], "class_version": e.get("class_version", 1),
@@ -299,7 +300,7 @@ def _verify(export: dict[str, Any], published: str | None, replay: bool,
                             "the roles were given by the judge, in seat order"))
     else:
         rs = get_ruleset(params["ruleset"])
-        opts = validate_options(rs.option_spec, params.get("options"), rs.camps)
+        opts = validate_options(rs.options_model, params.get("options"), rs.camps)
         preset = rs.preset(int(params["players"]), opts)
         dealt = rng.shuffled(seed, 0, preset)
         first_counter = len(preset) - 1
@@ -365,7 +366,7 @@ def _replay(params: dict[str, Any], log: list[dict[str, Any]]) -> Check:
         for e in log:
             if e["kind"] != "command":
                 continue
-            out = handle(state, COMMAND.validate_python(e["command"]),
+            out = handle(state, parse_command(e["command"]),
                          datetime.fromisoformat(e["at"]))
             if isinstance(out, Rejection):
                 return Check("replay", False, f"seq {e['seq']} refused: {out.code}")

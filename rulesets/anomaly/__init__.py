@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import StrictBool
 
 from engine.commands import Act
-from engine.core import Ctx
-from engine.model import Deadline, Seat, Slot, Submission
-from engine.options import COMMON_OPTIONS, OptionError, OptionSpec, duration_minutes
+from engine.context import Ctx
+from engine.model import Deadline, DeadlineKind, Seat, Slot, Submission
+from engine.options import (
+    OptionError,
+    OptionSpec,
+    duration_minutes,
+    opt,
+    spec_of,
+)
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
+from rulesets.common.options import SharedOptions
+from rulesets.common.witch import WitchNight
+from rulesets.common.witch import deadline as witch_deadline
 from rulesets.data import load
 
 DATA = load("anomaly", "data")
@@ -20,54 +32,101 @@ IDENTITY, VILLAGER = "IDENTITY", "VILLAGER"
 ANOMALY_CAUSES = ("infect", "overload", "patricide")  # not counted by 归零
 GODS = ("seer", "witch", "guard", "elder")
 
-ANOMALY_OPTIONS: OptionSpec = {
-    **COMMON_OPTIONS,
-    "anomaly.apply_001_procedures": (bool, True),
-    "anomaly.villagers": (Literal[6, 7, 8], 6),
-    "anomaly.head_class": (Literal["IDENTITY", "VILLAGER", "none"], "IDENTITY"),
-    "anomaly.derivative_class": (Literal["original", "villager"], "original"),
-    "anomaly.derivative_keeps_role_skills": (bool, False),
-    "anomaly.derivative_notified": (Literal[True, "on_overload_only", "never"], True),
-    "anomaly.derivatives_know_head": (bool, False),
-    "anomaly.carry_condition": (Literal["bloodsight_only"], "bloodsight_only"),
-    "anomaly.overload_usable": (Literal["next_night", "same_night"], "next_night"),
-    "anomaly.overload_spent_on_no_effect": (bool, True),
-    "anomaly.bloodsight_invalid_target": (
-        Literal["fizzle_no_evolve", "fizzle_evolve", "reject_and_reprompt"], "fizzle_no_evolve"),
-    "anomaly.bloodsight_regrant": (bool, False),
-    "anomaly.firewall_blocks_out": (bool, False),
-    "anomaly.infect_self": (Literal[False], False),
-    "anomaly.infect_anomaly_members": (Literal["literal", "no_effect", "reject"], "literal"),
-    "anomaly.witch_tongling_stages": (list[Literal["growth", "mature", "complete"]], ["mature"]),
-    "anomaly.cure_targets": (Literal["derivatives_only", "any"], "derivatives_only"),
-    "anomaly.cure_restores_role_skills": (bool, True),
-    "anomaly.purify_growth_reusable": (bool, True),
-    "anomaly.lost_skill_regained_on_evolve": (bool, False),
-    "anomaly.resonance_max_per_night": (Literal[1, "unbounded"], 1),
-    "anomaly.resonance_counts_head": (bool, False),
-    "anomaly.stage_change_timing": (Literal["end_of_night", "immediate"], "end_of_night"),
-    "anomaly.key_shield_scope": (Literal["all_skills", "active_skills_only"], "all_skills"),
-    "anomaly.key_shield_cancels_pending": (bool, False),
-    "anomaly.kongshou_def": (
-        Literal["guarded_not_infected", "guarded_any", "firewall_had_no_effect"],
-        "guarded_not_infected"),
-    "anomaly.seer_identity_feedback": (Literal["dealt_role", "current_role", "class"],
-                                       "dealt_role"),
-    "anomaly.seer_snapshot": (Literal["night_open", "after_resolution"], "night_open"),
-    "anomaly.zeroing_window": (Literal["previous_cycle", "day_only"], "previous_cycle"),
-    "anomaly.zeroing_applies_new_complete": (bool, True),
+BloodsightInvalid = Literal["fizzle_no_evolve", "fizzle_evolve", "reject_and_reprompt"]
+KongshouDef = Literal["guarded_not_infected", "guarded_any", "firewall_had_no_effect"]
+
+
+class AnomalyOptions(SharedOptions):
+    """The anomaly keys of RULES.md §5, over the common ones."""
+
+    anomaly_apply_001_procedures: StrictBool = opt("anomaly.apply_001_procedures", True)
+    anomaly_villagers: Literal[6, 7, 8] = opt("anomaly.villagers", 6)
+    anomaly_head_class: Literal["IDENTITY", "VILLAGER", "none"] = opt(
+        "anomaly.head_class", "IDENTITY")
+    anomaly_derivative_class: Literal["original", "villager"] = opt(
+        "anomaly.derivative_class", "original")
+    anomaly_derivative_keeps_role_skills: StrictBool = opt(
+        "anomaly.derivative_keeps_role_skills", False)
+    anomaly_derivative_notified: Literal[True, "on_overload_only", "never"] = opt(
+        "anomaly.derivative_notified", True)
+    anomaly_derivatives_know_head: StrictBool = opt("anomaly.derivatives_know_head", False)
+    anomaly_carry_condition: Literal["bloodsight_only"] = opt(
+        "anomaly.carry_condition", "bloodsight_only")
+    anomaly_overload_usable: Literal["next_night", "same_night"] = opt(
+        "anomaly.overload_usable", "next_night")
+    anomaly_overload_spent_on_no_effect: StrictBool = opt(
+        "anomaly.overload_spent_on_no_effect", True)
+    anomaly_bloodsight_invalid_target: BloodsightInvalid = opt(
+        "anomaly.bloodsight_invalid_target", "fizzle_no_evolve")
+    anomaly_bloodsight_regrant: StrictBool = opt("anomaly.bloodsight_regrant", False)
+    anomaly_firewall_blocks_out: StrictBool = opt("anomaly.firewall_blocks_out", False)
+    anomaly_infect_self: Literal[False] = opt("anomaly.infect_self", False)
+    anomaly_infect_anomaly_members: Literal["literal", "no_effect", "reject"] = opt(
+        "anomaly.infect_anomaly_members", "literal")
+    anomaly_witch_tongling_stages: list[Literal["growth", "mature", "complete"]] = opt(
+        "anomaly.witch_tongling_stages", ["mature"])
+    anomaly_cure_targets: Literal["derivatives_only", "any"] = opt(
+        "anomaly.cure_targets", "derivatives_only")
+    anomaly_cure_restores_role_skills: StrictBool = opt("anomaly.cure_restores_role_skills", True)
+    anomaly_purify_growth_reusable: StrictBool = opt("anomaly.purify_growth_reusable", True)
+    anomaly_lost_skill_regained_on_evolve: StrictBool = opt(
+        "anomaly.lost_skill_regained_on_evolve", False)
+    anomaly_resonance_max_per_night: Literal[1, "unbounded"] = opt(
+        "anomaly.resonance_max_per_night", 1)
+    anomaly_resonance_counts_head: StrictBool = opt("anomaly.resonance_counts_head", False)
+    anomaly_stage_change_timing: Literal["end_of_night", "immediate"] = opt(
+        "anomaly.stage_change_timing", "end_of_night")
+    anomaly_key_shield_scope: Literal["all_skills", "active_skills_only"] = opt(
+        "anomaly.key_shield_scope", "all_skills")
+    anomaly_key_shield_cancels_pending: StrictBool = opt(
+        "anomaly.key_shield_cancels_pending", False)
+    anomaly_kongshou_def: KongshouDef = opt("anomaly.kongshou_def", "guarded_not_infected")
+    anomaly_seer_identity_feedback: Literal["dealt_role", "current_role", "class"] = opt(
+        "anomaly.seer_identity_feedback", "dealt_role")
+    anomaly_seer_snapshot: Literal["night_open", "after_resolution"] = opt(
+        "anomaly.seer_snapshot", "night_open")
+    anomaly_zeroing_window: Literal["previous_cycle", "day_only"] = opt(
+        "anomaly.zeroing_window", "previous_cycle")
+    anomaly_zeroing_applies_new_complete: StrictBool = opt(
+        "anomaly.zeroing_applies_new_complete", True)
     # "close_plus_30" (deadlines.after_exile) or a duration after close.
-    "anomaly.hunter_deadline_day": (str, "close_plus_30"),
+    anomaly_hunter_deadline_day: str = opt("anomaly.hunter_deadline_day", "close_plus_30")
     # "before_next_open" or a duration after the night's resolution.
-    "anomaly.hunter_deadline_night": (str, "before_next_open"),
-    "anomaly.hunter_yellow": (bool, False),
-    "anomaly.tie_fallback": (Literal["first_to_reach", "no_exile", "random"], "first_to_reach"),
-    "anomaly.day1_exile": (bool, False),
-    "anomaly.lose2_eval": (Literal["continuous", "night_end_only"], "continuous"),
-    "anomaly.normal_lose1_includes_hunter": (bool, False),
-    "anomaly.purify_blocks_patricide": (bool, True),
-    "anomaly.night_end_atomic": (bool, False),
-}
+    anomaly_hunter_deadline_night: str = opt("anomaly.hunter_deadline_night", "before_next_open")
+    anomaly_hunter_yellow: StrictBool = opt("anomaly.hunter_yellow", False)
+    anomaly_tie_fallback: Literal["first_to_reach", "no_exile", "random"] = opt(
+        "anomaly.tie_fallback", "first_to_reach")
+    anomaly_day1_exile: StrictBool = opt("anomaly.day1_exile", False)
+    anomaly_lose2_eval: Literal["continuous", "night_end_only"] = opt(
+        "anomaly.lose2_eval", "continuous")
+    anomaly_normal_lose1_includes_hunter: StrictBool = opt(
+        "anomaly.normal_lose1_includes_hunter", False)
+    anomaly_purify_blocks_patricide: StrictBool = opt("anomaly.purify_blocks_patricide", True)
+    anomaly_night_end_atomic: StrictBool = opt("anomaly.night_end_atomic", False)
+
+    def check(self, camps: tuple[str, ...]) -> None:
+        super().check(camps)
+        for key, value, fixed in (
+                ("anomaly.hunter_deadline_day", self.anomaly_hunter_deadline_day,
+                 "close_plus_30"),
+                ("anomaly.hunter_deadline_night", self.anomaly_hunter_deadline_night,
+                 "before_next_open")):
+            if value != fixed:
+                try:
+                    duration_minutes(value)
+                except ValueError:
+                    raise OptionError(f"bad value {value!r} for option {key!r}: "
+                                      f"{fixed} or a duration like 45min") from None
+
+
+ANOMALY_OPTIONS: OptionSpec = spec_of(AnomalyOptions)
+
+
+if TYPE_CHECKING:
+    def _o(ctx: Ctx) -> AnomalyOptions:
+        """The game's options, typed (ctx.o is this ruleset's AnomalyOptions)."""
+else:
+    _o = attrgetter("o")  # the same, without a Python call per lookup
 
 # Skills lost to Key盾 under key_shield_scope=active_skills_only keep these.
 PASSIVE_SKILLS = ("evolve", "resonance", "zeroing")
@@ -81,26 +140,19 @@ def _is_derivative(st: Seat) -> bool:
     return bool(st.statuses.get("derivative"))
 
 
-class Anomaly(Ruleset):
+class Anomaly(WitchNight, Ruleset):
     name = "anomaly"
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
-    option_spec = ANOMALY_OPTIONS
+    options_model = AnomalyOptions
     reported_slot = "head"
+    # The hunter's shot (P-DL-6): reminded, owed when out, extendable; it fires before a
+    # same-time sheriff handover (A-HUNTER-3).
+    deadline_kinds = {"hunter": DeadlineKind(3, reminded=True, outlives_out=True, extendable=True)}
 
     def reported_target(self, ctx: Ctx) -> int | None:
         head = ctx.night.slots.get("head")
         return head.sub.options.get("infect") if head and head.sub else None
-
-    def validate(self, options: dict) -> None:
-        for key, fixed in (("anomaly.hunter_deadline_day", "close_plus_30"),
-                           ("anomaly.hunter_deadline_night", "before_next_open")):
-            if options[key] != fixed:
-                try:
-                    duration_minutes(options[key])
-                except ValueError:
-                    raise OptionError(f"bad value {options[key]!r} for option {key!r}: "
-                                      f"{fixed} or a duration like 45min") from None
 
     def preset(self, players: int, options: dict) -> list[str]:
         villagers = players - len(DATA["base"])
@@ -111,7 +163,7 @@ class Anomaly(Ruleset):
     # setup (A-SETUP-1..4) ---------------------------------------------------
     def setup(self, ctx: Ctx) -> None:
         state = ctx.state
-        head_class = ctx.opt("anomaly.head_class")
+        head_class = _o(ctx).anomaly_head_class
         for st in state.seats:
             st.camp = ANOMALY if st.role == "wolf-head" else NORMAL
             st.skills = {k: "held" for k in DATA["skills"][st.role]}
@@ -127,7 +179,7 @@ class Anomaly(Ruleset):
 
     # day ---------------------------------------------------------------------
     def exiles_on(self, ctx: Ctx, day: int) -> bool:
-        return day >= 2 or ctx.opt("anomaly.day1_exile")
+        return day >= 2 or _o(ctx).anomaly_day1_exile
 
     def pick_exile(self, ctx: Ctx, tally: Tally) -> int | None:
         """A-SHERIFF-2: on a tie the sheriff's candidate goes out; else the fallback."""
@@ -137,7 +189,7 @@ class Anomaly(Ruleset):
         pick = tally.effective.get(sheriff) if sheriff else None
         if pick in tally.tied:
             return pick
-        fallback = ctx.opt("anomaly.tie_fallback")
+        fallback = _o(ctx).anomaly_tie_fallback
         if fallback == "no_exile":
             return None
         if fallback == "random":
@@ -145,7 +197,7 @@ class Anomaly(Ruleset):
         return ctx.first_to_reach(tally)
 
     def may_surrender(self, ctx: Ctx) -> bool:
-        return ctx.opt("surrender.enabled_anomaly")
+        return _o(ctx).surrender_enabled_anomaly
 
     # going out ---------------------------------------------------------------
     def on_out(self, ctx: Ctx, seats: list[int]) -> None:
@@ -177,11 +229,11 @@ class Anomaly(Ruleset):
                 if st.statuses.pop("shot_due", None):
                     st.skills["shredder"] = "lost"
                     ctx.tell_duty(n, "ShotForfeited")
-                    ctx.missed(n, "hunter", ctx.opt("anomaly.hunter_yellow"))
+                    ctx.missed(n, "hunter", _o(ctx).anomaly_hunter_yellow)
                     ctx.release_handover(n)
 
     def procedures_apply(self, ctx: Ctx) -> bool:
-        return ctx.opt("anomaly.apply_001_procedures")
+        return _o(ctx).anomaly_apply_001_procedures
 
     # actions -----------------------------------------------------------------
     def act(self, ctx: Ctx, cmd: Act) -> None:
@@ -231,11 +283,11 @@ class Anomaly(Ruleset):
         witch = next((s for s in state.living() if s.role == "witch" and s.camp == NORMAL), None)
         acts = witch is not None and (_can_purify(ctx, witch) or _can_format(witch))
         night.data["tongling"] = witch.seat if witch is not None and acts and witch.holds(
-            "tongling") and _stage(witch) in ctx.opt("anomaly.witch_tongling_stages") else None
+            "tongling") and _stage(witch) in _o(ctx).anomaly_witch_tongling_stages else None
         for role, skill, key, (anchor, offset), yellow in (
                 ("seer", "see", "see", ctx.night_deadline(), True),
                 ("guard", "firewall", "guard", ctx.night_deadline(), False),
-                ("witch", None, "witch", ctx.witch_deadline(), True)):
+                ("witch", None, "witch", witch_deadline(ctx), True)):
             actor = next((s for s in state.living() if s.role == role and s.camp == NORMAL), None)
             if actor is None:
                 continue
@@ -246,12 +298,12 @@ class Anomaly(Ruleset):
                              yellow=yellow and self.procedures_apply(ctx))
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if head is None:
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
 
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         if slot.key == "head":
             slot.final = True
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
         if slot.sub is None:
             for n in slot.seats:
                 ctx.missed(n, slot.key.split(":")[0], slot.yellow)
@@ -266,11 +318,11 @@ class Anomaly(Ruleset):
             living = state.members(ANOMALY)
             if not living:
                 return True  # A-LOSE-A1
-            if ctx.opt("anomaly.lose2_eval") == "night_end_only" and not state.data.get(
+            if _o(ctx).anomaly_lose2_eval == "night_end_only" and not state.data.get(
                     "at_night_end"):
                 return False
             return not _anomaly_able(ctx)  # A-LOSE-A2
-        gods = GODS + (("hunter",) if ctx.opt("anomaly.normal_lose1_includes_hunter") else ())
+        gods = GODS + (("hunter",) if _o(ctx).anomaly_normal_lose1_includes_hunter else ())
         gone = [s for s in state.seats if s.role in gods]
         n1 = bool(gone) and all(not s.alive or s.camp == ANOMALY for s in gone)
         villagers = [s for s in state.seats if s.role == "villager"]
@@ -298,7 +350,7 @@ def _overload_usable(ctx: Ctx, st: Seat, night: int) -> bool:
     granted = st.statuses.get("overload_night")
     if not st.holds("overload") or granted is None:
         return False
-    return ctx.opt("anomaly.overload_usable") == "same_night" or granted < night
+    return _o(ctx).anomaly_overload_usable == "same_night" or granted < night
 
 
 def _can_purify(ctx: Ctx, witch: Seat) -> bool:
@@ -327,7 +379,7 @@ def _anomaly_able(ctx: Ctx) -> bool:
 
 
 def _class_of(ctx: Ctx, st: Seat) -> str | None:
-    if _is_derivative(st) and ctx.opt("anomaly.derivative_class") == "villager":
+    if _is_derivative(st) and _o(ctx).anomaly_derivative_class == "villager":
         return VILLAGER
     return st.statuses.get("class")
 
@@ -335,14 +387,14 @@ def _class_of(ctx: Ctx, st: Seat) -> str | None:
 def _key_shield(ctx: Ctx, elder: Seat) -> None:
     """A-ELDER-1: the witch, seer, hunter and guard lose their skills."""
     elder.skills["keyshield"] = "used"
-    scope = ctx.opt("anomaly.key_shield_scope")
+    scope = _o(ctx).anomaly_key_shield_scope
     hit = []
     for st in ctx.state.seats:
         if st.role in ("witch", "seer", "hunter", "guard") and not _is_derivative(st):
             for skill, status in st.skills.items():
                 if status == "held" and (scope == "all_skills" or skill not in PASSIVE_SKILLS):
                     st.skills[skill] = "lost"
-            if ctx.opt("anomaly.key_shield_cancels_pending") and st.statuses.pop("shot_due",
+            if _o(ctx).anomaly_key_shield_cancels_pending and st.statuses.pop("shot_due",
                                                                                  None):
                 ctx.remove_deadline(f"hunter:{st.seat}")
             hit.append(st.seat)
@@ -355,15 +407,15 @@ def _hunter_due(ctx: Ctx, st: Seat) -> None:
     day = max(state.day, 1)
     st.statuses["shot_due"] = True
     if state.phase.startswith("D"):
-        rule = ctx.opt("anomaly.hunter_deadline_day")
-        offset = ctx.opt("deadlines.after_exile") if rule == "close_plus_30" else \
+        rule = _o(ctx).anomaly_hunter_deadline_day
+        offset = ctx.o.deadlines_after_exile if rule == "close_plus_30" else \
             duration_minutes(rule)
         ctx.add_deadline("hunter", day, "close", offset, [st.seat], key=str(st.seat))
-    elif ctx.opt("anomaly.hunter_deadline_night") == "before_next_open":
+    elif _o(ctx).anomaly_hunter_deadline_night == "before_next_open":
         ctx.add_deadline("hunter", day + 1, "open", 0, [st.seat], key=str(st.seat))
     else:
         ctx.add_deadline("hunter", day + 1, "at",
-                         duration_minutes(ctx.opt("anomaly.hunter_deadline_night")),
+                         duration_minutes(_o(ctx).anomaly_hunter_deadline_night),
                          [st.seat], key=str(st.seat), at=ctx.now)
     ctx.tell_duty(st.seat, "HunterDue")
 
@@ -418,7 +470,7 @@ def _act_infect(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
         ctx.reject("infect_mode_required")
     if stage != "complete" and mode is not None:
         ctx.reject("no_mode_now")
-    if (ctx.opt("anomaly.infect_anomaly_members") == "reject"
+    if (_o(ctx).anomaly_infect_anomaly_members == "reject"
             and ctx.state.seat(target).camp == ANOMALY):
         ctx.reject("infect_anomaly_member")
     _merge(ctx, slot, cmd, infect=target, mode=mode)
@@ -428,7 +480,7 @@ def _act_infect(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
 def _act_bloodsight(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
     target = ctx.living_target(target)
     assert target is not None
-    if ctx.opt("anomaly.bloodsight_invalid_target") == "reject_and_reprompt" and not \
+    if _o(ctx).anomaly_bloodsight_invalid_target == "reject_and_reprompt" and not \
             _bloodsight_valid(ctx, target):
         ctx.reject("bloodsight_invalid")
     _merge(ctx, slot, cmd, bloodsight=target)
@@ -439,7 +491,7 @@ def _bloodsight_valid(ctx: Ctx, target: int) -> bool:
     st = ctx.state.seat(target)
     ever = st.statuses.get("overload_night") is not None
     return (st.alive and _is_derivative(st) and st.camp == ANOMALY
-            and (not ever or (ctx.opt("anomaly.bloodsight_regrant") and not st.holds("overload"))))
+            and (not ever or (_o(ctx).anomaly_bloodsight_regrant and not st.holds("overload"))))
 
 
 def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
@@ -449,7 +501,7 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
         ctx.reject("action_final")
     slot.final = True
     ctx.tell(st.seat, "HeadLocked")
-    ctx.rs.deliver_tongling(ctx)
+    RULESET.deliver_tongling(ctx)
 
 
 def _act_overload(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
@@ -469,7 +521,7 @@ def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> No
         ctx.reject("no_self_check")
     ctx.submit(slot, cmd, [target])
     slot.final = True
-    if ctx.opt("anomaly.seer_snapshot") == "night_open":
+    if _o(ctx).anomaly_seer_snapshot == "night_open":
         ctx.tell(st.seat, "SeerResult", target=target, label=_seer_label(ctx, st, target))
 
 
@@ -477,7 +529,7 @@ def _seer_label(ctx: Ctx, seer: Seat, target: int) -> str:
     night = ctx.state.night
     assert night is not None
     stage = night.data["stages"].get(str(seer.seat), "growth")
-    if ctx.opt("anomaly.seer_snapshot") == "night_open":
+    if _o(ctx).anomaly_seer_snapshot == "night_open":
         snap = night.data["snapshot"][str(target)]
     else:
         tst = ctx.state.seat(target)
@@ -485,7 +537,7 @@ def _seer_label(ctx: Ctx, seer: Seat, target: int) -> str:
                 "class": tst.statuses.get("class")}
     labels = DATA["seer_labels"]
     attribute = labels["attribute"]["abnormal" if snap["camp"] == ANOMALY else "normal"]
-    mode = ctx.opt("anomaly.seer_identity_feedback")
+    mode = _o(ctx).anomaly_seer_identity_feedback
     if mode == "class":
         identity = labels["class"].get(snap["class"], labels["class"][IDENTITY])
     elif mode == "current_role" and snap["derivative"]:
@@ -554,7 +606,7 @@ class _Pipeline:
         slot = self.night.slots.get(key)
         if slot is None or slot.sub is None:
             return None
-        if not self.ctx.opt("resolve.locked_actions"):
+        if not self.ctx.o.resolve_locked_actions:
             actor = self.state.seat(slot.sub.by)
             if not actor.alive or actor.camp != self.state.seat(slot.sub.by).camp:
                 return None
@@ -586,7 +638,7 @@ class _Pipeline:
         guard_slot = self.night.slots.get("guard")
         guard = guard_slot.seats[0] if guard_slot else None
         evolved: list[int] = []
-        if ctx.opt("anomaly.stage_change_timing") == "immediate":
+        if _o(ctx).anomaly_stage_change_timing == "immediate":
             evolved = self.evolve(head, blood, seer_used, firewall, guard, immediate=True)
         self.spend_witch(witch, witch_stage, purify, fmt)
         # R2 infection
@@ -600,7 +652,7 @@ class _Pipeline:
             if (self.stages.get(guard) == "complete" and any(m < self.n for m in marks)
                     and ft.alive and ft.role != "elder"):
                 ctx.put_out(firewall, "firewall")
-            rule = ctx.opt("anomaly.kongshou_def")
+            rule = _o(ctx).anomaly_kongshou_def
             if (rule == "guarded_any" or (rule == "guarded_not_infected" and firewall != infect)
                     or (rule == "firewall_had_no_effect" and not converted_blocked_by_firewall)):
                 ft.statuses["kongshou"] = [*marks, self.n]
@@ -624,15 +676,15 @@ class _Pipeline:
             if _bloodsight_valid(ctx, blood):
                 self.grant(blood)
                 blood_evolves = True
-            elif ctx.opt("anomaly.bloodsight_invalid_target") == "fizzle_evolve":
+            elif _o(ctx).anomaly_bloodsight_invalid_target == "fizzle_evolve":
                 blood_evolves = True
         # R8 evolutions
-        if ctx.opt("anomaly.stage_change_timing") == "end_of_night":
+        if _o(ctx).anomaly_stage_change_timing == "end_of_night":
             evolved = self.evolve(head if blood_evolves else None, blood, seer_used, firewall,
                                   guard, immediate=False)
         self.resonate(witch, evolved)
         # deferred seer result (anomaly.seer_snapshot=after_resolution)
-        if see is not None and seer_used and ctx.opt("anomaly.seer_snapshot") == "after_resolution":
+        if see is not None and seer_used and _o(ctx).anomaly_seer_snapshot == "after_resolution":
             # The check taken at the start of the resolution: a seer who went out during it
             # still gets the result, in the log only (G-RES-4).
             seer = self.state.seat(see.by)
@@ -642,7 +694,7 @@ class _Pipeline:
                      label=_seer_label(ctx, seer, checked))
         # R9 night end, R10 归零
         self.state.data["K"] = self.n
-        if ctx.opt("anomaly.night_end_atomic"):
+        if _o(ctx).anomaly_night_end_atomic:
             self.zeroing(check=False)
             self.night_end_check()
         else:
@@ -663,8 +715,8 @@ class _Pipeline:
             return
         ws = self.state.seat(witch)
         if purify is not None:
-            if stage == "mature" or stage == "complete" or not self.ctx.opt(
-                    "anomaly.purify_growth_reusable"):
+            if stage == "mature" or stage == "complete" or not _o(
+                    self.ctx).anomaly_purify_growth_reusable:
                 ws.skills["purify"] = "lost" if stage == "mature" else "used"
             if stage == "mature" and ws.skills.get("tongling") == "held":
                 ws.skills["tongling"] = "lost"  # A-WITCH-3
@@ -677,7 +729,7 @@ class _Pipeline:
         ts = self.state.seat(target)
         if not ts.alive or (ts.role == "elder" and not _is_derivative(ts)):
             return False  # A-ELDER-2
-        if ts.camp == ANOMALY and ctx.opt("anomaly.infect_anomaly_members") == "no_effect":
+        if ts.camp == ANOMALY and _o(ctx).anomaly_infect_anomaly_members == "no_effect":
             return False
         stage = self.stages.get(head, "growth")
         effect = {"growth": 1, "mature": 2}.get(stage, mode or 1)
@@ -692,8 +744,8 @@ class _Pipeline:
                 return False
             self.convert(ts)
         else:
-            if target == protect or (target == firewall and ctx.opt(
-                    "anomaly.firewall_blocks_out")):
+            if target == protect or (target == firewall
+                                     and _o(ctx).anomaly_firewall_blocks_out):
                 return target == firewall
             ctx.put_out(target, "infect")
         return False
@@ -704,9 +756,9 @@ class _Pipeline:
         st.statuses["saved_skills"] = dict(st.skills)
         st.statuses["saved_camp"] = st.camp
         st.camp = ANOMALY
-        if not ctx.opt("anomaly.derivative_keeps_role_skills"):
+        if not _o(ctx).anomaly_derivative_keeps_role_skills:
             st.skills = {k: "lost" for k in st.skills}
-        if ctx.opt("anomaly.derivative_notified") is True:
+        if _o(ctx).anomaly_derivative_notified is True:
             ctx.tell(st.seat, "BecameDerivative")
         ctx.note("Converted", seat=st.seat)
         ctx.check("atomic")
@@ -717,7 +769,7 @@ class _Pipeline:
         ts = self.state.seat(target)
         effect = False
         if ts.alive and not (target == protect and (
-                ts.role != "wolf-head" or ctx.opt("anomaly.purify_blocks_patricide"))):
+                ts.role != "wolf-head" or _o(ctx).anomaly_purify_blocks_patricide)):
             if ts.role == "wolf-head" and ts.camp == ANOMALY:
                 ctx.put_out(target, "patricide")  # A-HEAD-2
                 effect = True
@@ -725,14 +777,14 @@ class _Pipeline:
                 ctx.put_out(target, "overload")
                 effect = True
         ctx.check("atomic")
-        if effect or ctx.opt("anomaly.overload_spent_on_no_effect"):
+        if effect or _o(ctx).anomaly_overload_spent_on_no_effect:
             us.skills["overload"] = "used"
             ctx.check("atomic")  # the spending is its own skill-loss event (AMB-A-22)
 
     def cure(self, target: int) -> None:
         ctx = self.ctx
         ts = self.state.seat(target)
-        allowed = _is_derivative(ts) or (ctx.opt("anomaly.cure_targets") == "any"
+        allowed = _is_derivative(ts) or (_o(ctx).anomaly_cure_targets == "any"
                                          and ts.role == "wolf-head")
         if not ts.alive or not allowed or ts.camp != ANOMALY:
             return
@@ -741,7 +793,7 @@ class _Pipeline:
         saved = ts.statuses.pop("saved_skills", {})
         if ts.role == "wolf-head":
             ts.skills = {k: "lost" for k in ts.skills}
-        elif ctx.opt("anomaly.cure_restores_role_skills"):
+        elif _o(ctx).anomaly_cure_restores_role_skills:
             ts.skills = dict(saved)
         ts.skills.pop("overload", None)
         ctx.tell(target, "Cured")
@@ -752,7 +804,7 @@ class _Pipeline:
         ts = self.state.seat(target)
         ts.skills["overload"] = "held"
         ts.statuses["overload_night"] = self.n
-        if self.ctx.opt("anomaly.derivative_notified") in (True, "on_overload_only"):
+        if _o(self.ctx).anomaly_derivative_notified in (True, "on_overload_only"):
             self.ctx.tell(target, "OverloadGranted")
 
     def evolve(self, head: int | None, blood: int | None, seer_used: bool,
@@ -780,7 +832,7 @@ class _Pipeline:
             return False
         new = STAGES[STAGES.index(stage) + 1]
         st.statuses["stage"] = new
-        if self.ctx.opt("anomaly.lost_skill_regained_on_evolve"):
+        if _o(self.ctx).anomaly_lost_skill_regained_on_evolve:
             for skill, status in st.skills.items():
                 if status == "lost" and skill in DATA["skills"][st.role] and not _is_derivative(
                         st):
@@ -794,24 +846,24 @@ class _Pipeline:
                   None)
         if ws is None or not ws.holds("resonance"):
             return
-        roles = ("seer", "guard") + (("wolf-head",) if ctx.opt(
-            "anomaly.resonance_counts_head") else ())
+        roles = ("seer", "guard") + (
+            ("wolf-head",) if _o(ctx).anomaly_resonance_counts_head else ())
         triggers = [n for n in evolved if self.state.seat(n).role in roles]
-        steps = len(triggers) if ctx.opt("anomaly.resonance_max_per_night") == "unbounded" \
+        steps = len(triggers) if _o(ctx).anomaly_resonance_max_per_night == "unbounded" \
             else min(1, len(triggers))
         for _ in range(steps):
             self.step(ws.seat)
 
     def zeroing(self, *, check: bool) -> None:
         ctx = self.ctx
-        window_only_day = ctx.opt("anomaly.zeroing_window") == "day_only"
+        window_only_day = _o(ctx).anomaly_zeroing_window == "day_only"
         counted = [s for s in self.state.seats if not s.alive
                    and s.out_cause not in ANOMALY_CAUSES and s.out_cause != "zeroing"
                    and s.statuses.get("window") == self.n
                    and (not window_only_day or s.statuses.get("window_part") == "day")]
         if len(counted) < 2:
             return
-        new_ok = ctx.opt("anomaly.zeroing_applies_new_complete")
+        new_ok = _o(ctx).anomaly_zeroing_applies_new_complete
         victims = [s.seat for s in self.state.living() if s.holds("zeroing")
                    and _stage(s) == "complete"
                    and (new_ok or self.stages.get(s.seat) == "complete")]

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from operator import attrgetter
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import StrictBool
 
 from engine.commands import Act
-from engine.core import Ctx
+from engine.context import Ctx
 from engine.model import Anchor, Deadline, GameState, Seat, Slot
-from engine.options import COMMON_OPTIONS, Duration, OptionError, OptionSpec
+from engine.options import Minutes, OptionError, OptionSpec, opt, spec_of
 from engine.ruleset import Ruleset, register
 from engine.votes import REVOTE, Tally
+from rulesets.common.options import SharedOptions
+from rulesets.common.witch import WitchNight
+from rulesets.common.witch import deadline as witch_deadline
 from rulesets.data import load
 
 DATA = load("classic", "data")
@@ -17,45 +23,64 @@ DATA = load("classic", "data")
 WOLVES, VILLAGE, BL = "wolves", "village", "black-lovers"
 GODS = ("seer", "witch", "guard")
 
-CLASSIC_OPTIONS: OptionSpec = {
-    **COMMON_OPTIONS,
-    "classic.seer_feedback": (Literal["village_partition", "wolf_partition", "literal_labels"],
-                              "village_partition"),
-    "classic.seer_self_check": (bool, False),
-    "classic.guard_deadline": (Duration, "90min"),
-    "classic.guard_yellow": (bool, False),
-    "classic.same_guard_same_save_kills": (bool, False),
-    "classic.antidote_any_target": (Literal[True, "kill_target_only"], True),
-    "classic.witch_self_save": (Literal[True, False, "first_night_only"], True),
-    "classic.witch_self_poison": (bool, True),
-    "classic.kill_post_on_no": (bool, False),
-    "classic.double_wolf_lovers_in_wolf_group": (bool, True),
-    "classic.double_wolf_lovers_know_partner": (bool, False),
-    "classic.cupid_self_pick": (bool, True),
-    "classic.cupid_missing": (Literal["random_pair_plus_yellow", "no_lovers"],
-                              "random_pair_plus_yellow"),
-    "classic.cupid_told_camp": (bool, True),
-    "classic.village_gods_rule": (Literal["all_out", "any_out"], "all_out"),
-    "classic.kill_participants": (Literal["kill_skill_holders", "whole_camp"],
-                                  "kill_skill_holders"),
-    "classic.sheriff_tiebreak": (Literal["first_to_reach_held", "first_to_reach_ever", "random"],
-                                 "first_to_reach_held"),
-    "classic.exile_tie": (Literal["first_to_reach", "no_exile", "sheriff_vote", "random",
-                                  "revote"], "first_to_reach"),
-    "classic.sheriff_night_handover_deadline": (Literal["before_next_open", "close_plus_30"],
-                                                "before_next_open"),
-    "classic.red_card_sheriff_successor": (Literal["random", "none"], "random"),
-}
+ExileTie = Literal["first_to_reach", "no_exile", "sheriff_vote", "random", "revote"]
+
+
+class ClassicOptions(SharedOptions):
+    """The classic keys of RULES.md §5, over the common ones."""
+
+    classic_seer_feedback: Literal["village_partition", "wolf_partition", "literal_labels"] = opt(
+        "classic.seer_feedback", "village_partition")
+    classic_seer_self_check: StrictBool = opt("classic.seer_self_check", False)
+    classic_guard_deadline: Minutes = opt("classic.guard_deadline", "90min")
+    classic_guard_yellow: StrictBool = opt("classic.guard_yellow", False)
+    classic_same_guard_same_save_kills: StrictBool = opt(
+        "classic.same_guard_same_save_kills", False)
+    classic_antidote_any_target: Literal[True, "kill_target_only"] = opt(
+        "classic.antidote_any_target", True)
+    classic_witch_self_save: Literal[True, False, "first_night_only"] = opt(
+        "classic.witch_self_save", True)
+    classic_witch_self_poison: StrictBool = opt("classic.witch_self_poison", True)
+    classic_kill_post_on_no: StrictBool = opt("classic.kill_post_on_no", False)
+    classic_double_wolf_lovers_in_wolf_group: StrictBool = opt(
+        "classic.double_wolf_lovers_in_wolf_group", True)
+    classic_double_wolf_lovers_know_partner: StrictBool = opt(
+        "classic.double_wolf_lovers_know_partner", False)
+    classic_cupid_self_pick: StrictBool = opt("classic.cupid_self_pick", True)
+    classic_cupid_missing: Literal["random_pair_plus_yellow", "no_lovers"] = opt(
+        "classic.cupid_missing", "random_pair_plus_yellow")
+    classic_cupid_told_camp: StrictBool = opt("classic.cupid_told_camp", True)
+    classic_village_gods_rule: Literal["all_out", "any_out"] = opt(
+        "classic.village_gods_rule", "all_out")
+    classic_kill_participants: Literal["kill_skill_holders", "whole_camp"] = opt(
+        "classic.kill_participants", "kill_skill_holders")
+    classic_sheriff_tiebreak: Literal["first_to_reach_held", "first_to_reach_ever", "random"] = opt(
+        "classic.sheriff_tiebreak", "first_to_reach_held")
+    classic_exile_tie: ExileTie = opt("classic.exile_tie", "first_to_reach")
+    classic_sheriff_night_handover_deadline: Literal["before_next_open", "close_plus_30"] = opt(
+        "classic.sheriff_night_handover_deadline", "before_next_open")
+    classic_red_card_sheriff_successor: Literal["random", "none"] = opt(
+        "classic.red_card_sheriff_successor", "random")
+
+
+CLASSIC_OPTIONS: OptionSpec = spec_of(ClassicOptions)
+
+
+if TYPE_CHECKING:
+    def _o(ctx: Ctx) -> ClassicOptions:
+        """The game's options, typed (ctx.o is this ruleset's ClassicOptions)."""
+else:
+    _o = attrgetter("o")  # the same, without a Python call per lookup
 
 NIGHT_SKILLS = {"kill": "kill", "lock": "kill", "see": "see", "guard": "guard",
                 "save": "witch", "poison": "witch"}
 
 
-class Classic(Ruleset):
+class Classic(WitchNight, Ruleset):
     name = "classic"
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
-    option_spec = CLASSIC_OPTIONS
+    options_model = ClassicOptions
     reported_slot = "kill"
 
     def reported_target(self, ctx: Ctx) -> int | None:
@@ -89,12 +114,12 @@ class Classic(Ruleset):
         if not cupid.holds("arrow"):
             return
         ctx.missed(cupid.seat, "cupid", True)
-        if ctx.opt("classic.cupid_missing") == "no_lovers":
+        if _o(ctx).classic_cupid_missing == "no_lovers":
             cupid.skills["arrow"] = "lost"
             _form_groups(ctx)
             return
         pool = [s.seat for s in ctx.state.living()
-                if ctx.opt("classic.cupid_self_pick") or s.seat != cupid.seat]
+                if _o(ctx).classic_cupid_self_pick or s.seat != cupid.seat]
         first = ctx.rand_choice(pool, "cupid_pair")
         second = ctx.rand_choice([n for n in pool if n != first], "cupid_pair")
         _link(ctx, cupid, min(first, second), max(first, second), random=True)
@@ -133,14 +158,14 @@ class Classic(Ruleset):
         duties: list[tuple[Seat | None, str, tuple[Anchor, int], bool]] = [
             (_living_holder(state, "seer", "see"), "see", ctx.night_deadline(), True),
             (_living_holder(state, "guard", "guard"), "guard",
-             ("close", ctx.opt("classic.guard_deadline")), ctx.opt("classic.guard_yellow")),
-            (witch, "witch", ctx.witch_deadline(), True)]
+             ("close", _o(ctx).classic_guard_deadline), _o(ctx).classic_guard_yellow),
+            (witch, "witch", witch_deadline(ctx), True)]
         for actor, key, (anchor, offset), yellow in duties:
             if actor is not None:
                 ctx.add_slot(key, [actor.seat], anchor, offset, yellow=yellow)
                 ctx.tell(actor.seat, "NightPrompt", skill=key)
         if not killers:
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
 
     def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
         if slot.key == "kill":
@@ -150,7 +175,7 @@ class Classic(Ruleset):
                 for n in slot.seats:
                     if ctx.state.seat(n).alive:
                         ctx.missed(n, "kill", True)
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
         elif slot.sub is None:
             for n in slot.seats:
                 ctx.missed(n, slot.key, slot.yellow)
@@ -168,7 +193,7 @@ class Classic(Ruleset):
                 return None
             if skill and slot.sub.skill != skill:
                 return None
-            if not ctx.opt("resolve.locked_actions") and not state.seat(slot.sub.by).alive:
+            if not ctx.o.resolve_locked_actions and not state.seat(slot.sub.by).alive:
                 return None  # AMB-G-06 (b): drop actions of actors who are gone
             return slot.sub.targets[0]
 
@@ -188,7 +213,7 @@ class Classic(Ruleset):
             state.seat(witch).skills["poison"] = "used"
         if kill_t is not None:
             shielded, saved = kill_t == guard_t, kill_t == save_t
-            if ctx.opt("classic.same_guard_same_save_kills") and shielded and saved:
+            if _o(ctx).classic_same_guard_same_save_kills and shielded and saved:
                 dies = True
             else:
                 dies = not shielded and not saved
@@ -206,27 +231,27 @@ class Classic(Ruleset):
             ctx.check("step")
             # C-WITCH-5: the feedback and the kill-post duty stand even for a dead witch.
             ctx.tell_duty(witch, "PoisonFeedback", target=poison_t, out=went_out)
-            if went_out or ctx.opt("classic.kill_post_on_no"):
+            if went_out or _o(ctx).classic_kill_post_on_no:
                 ctx.tell_duty(witch, "KillPostDue")
 
     # votes and the badge ---------------------------------------------------------
     def first_to_reach_rule(self, ctx: Ctx) -> str:
-        rule = ctx.opt("classic.sheriff_tiebreak")
+        rule = _o(ctx).classic_sheriff_tiebreak
         return rule if rule != "random" else "first_to_reach_held"
 
     def night_handover(self, ctx: Ctx) -> str:
-        return ctx.opt("classic.sheriff_night_handover_deadline")
+        return _o(ctx).classic_sheriff_night_handover_deadline
 
     def red_card_successor(self, ctx: Ctx) -> str:
-        return ctx.opt("classic.red_card_sheriff_successor")
+        return _o(ctx).classic_red_card_sheriff_successor
 
     def pick_sheriff(self, ctx: Ctx, tally: Tally) -> int | None:
-        if len(tally.tied) > 1 and ctx.opt("classic.sheriff_tiebreak") == "random":
+        if len(tally.tied) > 1 and _o(ctx).classic_sheriff_tiebreak == "random":
             return ctx.rand_choice(list(tally.tied), "sheriff_tie")
         return ctx.first_to_reach(tally)
 
     def pick_exile(self, ctx: Ctx, tally: Tally) -> int | None:
-        rule = ctx.opt("classic.exile_tie")
+        rule = _o(ctx).classic_exile_tie
         if len(tally.tied) <= 1 or rule == "first_to_reach":
             return ctx.first_to_reach(tally)
         if rule == "no_exile":
@@ -246,7 +271,7 @@ class Classic(Ruleset):
         if camp in (WOLVES, BL):
             return not living  # C-LOSE-W1, C-LOSE-B1
         gods_all = [s for s in state.members(VILLAGE, living=False) if s.role in GODS]
-        if ctx.opt("classic.village_gods_rule") == "any_out":
+        if _o(ctx).classic_village_gods_rule == "any_out":
             v1 = any(not s.alive for s in gods_all) or not gods_all
         else:
             v1 = not any(s.alive for s in gods_all)  # C-LOSE-V1
@@ -273,7 +298,7 @@ class Classic(Ruleset):
                 state.seat(n).camp == WOLVES for n in night.slots["kill"].seats):
             # Lost during collection (a surrender): tonight's kill is gone with the skill.
             ctx.remove_deadline(night.slots.pop("kill").deadline_id)
-            ctx.rs.deliver_tongling(ctx)
+            self.deliver_tongling(ctx)
         if BL in state.camps_on_field and BL not in state.camps_lost:  # C-LOVER-5
             lovers = [s for s in state.seats if s.camp == BL and s.lover_of]
             for st in lovers:
@@ -302,7 +327,7 @@ def _act_link(ctx: Ctx, st: Seat, cmd: Act) -> None:
         ctx.reject("link_needs_two")
     a, b = (ctx.living_target(t) for t in cmd.targets)
     assert a is not None and b is not None
-    if st.seat in (a, b) and not ctx.opt("classic.cupid_self_pick"):
+    if st.seat in (a, b) and not _o(ctx).classic_cupid_self_pick:
         ctx.reject("no_self_pick")
     _link(ctx, st, a, b, random=False)
     ctx.remove_deadline("setup:cupid")
@@ -318,7 +343,7 @@ def _link(ctx: Ctx, cupid: Seat, a: int, b: int, *, random: bool) -> None:
     ctx.tell(cupid.seat, "CupidLinked", lovers=[a, b], random=random)
     if wolf_a and wolf_b:
         camp = WOLVES
-        if not ctx.opt("classic.double_wolf_lovers_in_wolf_group"):
+        if not _o(ctx).classic_double_wolf_lovers_in_wolf_group:
             state.groups[WOLVES] = [n for n in state.groups[WOLVES] if n not in (a, b)]
     elif not wolf_a and not wolf_b:
         camp = VILLAGE
@@ -330,7 +355,7 @@ def _link(ctx: Ctx, cupid: Seat, a: int, b: int, *, random: bool) -> None:
         for lover in (la, lb):
             lover.camp = BL
     cupid.camp = camp  # C-SETUP-5
-    know = not (wolf_a and wolf_b) or ctx.opt("classic.double_wolf_lovers_know_partner")
+    know = not (wolf_a and wolf_b) or _o(ctx).classic_double_wolf_lovers_know_partner
     for lover, partner in ((la, b), (lb, a)):
         ctx.tell(lover.seat, "LoverNotice", partner=partner if know else None)
         if camp == BL:
@@ -338,7 +363,7 @@ def _link(ctx: Ctx, cupid: Seat, a: int, b: int, *, random: bool) -> None:
     if not (wolf_a and wolf_b):
         state.groups["lovers"] = sorted((a, b))
     # A Cupid who is a lover learns his camp as a lover; a single one per AMB-C-11.
-    if ctx.opt("classic.cupid_told_camp") and cupid.seat not in (a, b):
+    if _o(ctx).classic_cupid_told_camp and cupid.seat not in (a, b):
         ctx.tell(cupid.seat, "YourCamp", camp=camp)
     _refresh_field(state)
     _form_groups(ctx)
@@ -360,7 +385,7 @@ def _killers(ctx: Ctx) -> list[int]:
     holders = [s for s in ctx.state.living() if s.holds("kill")]
     if not holders:
         return []
-    if ctx.opt("classic.kill_participants") == "whole_camp":
+    if _o(ctx).classic_kill_participants == "whole_camp":
         return [s.seat for s in ctx.state.members(holders[0].camp)]
     return [s.seat for s in holders]
 
@@ -406,7 +431,7 @@ def _act_lock(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
     slot.final = True
     _tell_killers(ctx, "KillLocked", by=st.seat,
                   target=slot.sub.targets[0] if slot.sub.targets else None)
-    ctx.rs.deliver_tongling(ctx)
+    RULESET.deliver_tongling(ctx)
 
 
 def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
@@ -414,7 +439,7 @@ def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> No
         ctx.reject("action_final")
     target = ctx.living_target(target)
     assert target is not None
-    if target == st.seat and not ctx.opt("classic.seer_self_check"):
+    if target == st.seat and not _o(ctx).classic_seer_self_check:
         ctx.reject("no_self_check")
     ctx.submit(slot, cmd, [target])
     slot.final = True
@@ -423,7 +448,7 @@ def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> No
 
 def _seer_label(ctx: Ctx, target: int) -> str:
     camp = ctx.state.seat(target).camp
-    mode = ctx.opt("classic.seer_feedback")
+    mode = _o(ctx).classic_seer_feedback
     holds, other = DATA["seer_labels"][mode]
     return holds if camp == (WOLVES if mode == "wolf_partition" else VILLAGE) else other
 
@@ -442,11 +467,11 @@ def _act_save(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> N
     if slot.sub is not None and slot.sub.skill == "poison":
         ctx.reject("one_potion_only")
     target = ctx.living_target(target)
-    self_save = ctx.opt("classic.witch_self_save")
+    self_save = _o(ctx).classic_witch_self_save
     if target == st.seat and (self_save is False or (
             self_save == "first_night_only" and ctx.night.day != 1)):
         ctx.reject("no_self_save")
-    if ctx.opt("classic.antidote_any_target") == "kill_target_only":
+    if _o(ctx).classic_antidote_any_target == "kill_target_only":
         kill = ctx.night.slots.get("kill")
         reported = kill.sub.targets[0] if kill and kill.sub and kill.sub.targets else None
         if not slot.prompted or target != reported:
@@ -461,7 +486,7 @@ def _act_poison(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) ->
     if slot.sub is not None and slot.sub.skill == "save":
         ctx.reject("one_potion_only")
     target = ctx.living_target(target)
-    if target == st.seat and not ctx.opt("classic.witch_self_poison"):
+    if target == st.seat and not _o(ctx).classic_witch_self_poison:
         ctx.reject("no_self_poison")
     ctx.submit(slot, cmd, [target])
     _ack(ctx, st, cmd, target)

@@ -1,0 +1,106 @@
+"""handle(state, command, now) -> (state, events) | Rejection. Pure: no clock, no I/O.
+
+The state given is never changed: the engine works on a copy (`engine.clone.clone`, a deep copy
+that shares only what never changes in place) and throws it away when a command is refused, so
+a refused command changes nothing and an accepted one is all-or-nothing. Each command kind goes
+to the module of its job: engine.flow (deadlines firing), engine.voting, engine.duties (player
+commands and the judge's cards), engine.clock (the judge's times, pause, resume, end).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.clock import end, extend, pause, resume, set_schedule, set_time
+from engine.clone import clone
+from engine.commands import (
+    Act,
+    Command,
+    Handover,
+    JudgeCard,
+    JudgeCorrection,
+    JudgeEnd,
+    JudgeExtend,
+    JudgePause,
+    JudgeProxy,
+    JudgeResume,
+    JudgeSetSchedule,
+    JudgeSetTime,
+    JudgeWaiver,
+    LastWords,
+    Surrender,
+    Tick,
+    Vote,
+    parse_command,
+)
+from engine.context import Ctx, GameOver, Reject
+from engine.duties import act, card, handover, lastwords, surrender, waiver
+from engine.events import Event, Rejection
+from engine.flow import fire, maybe_resolve
+from engine.model import GameState
+from engine.ruleset import get_ruleset
+from engine.voting import judge_correction, proxy, vote
+
+
+def working_copy(state: GameState) -> GameState:
+    """The copy a command works on (bench/engine.py swaps it to compare mechanisms)."""
+    return clone(state)
+
+
+def handle(state: GameState, command: Command | dict, now: datetime
+           ) -> tuple[GameState, list[Event]] | Rejection:
+    if isinstance(command, dict):
+        command = parse_command(command)
+    rs = get_ruleset(state.ruleset)
+    if isinstance(command, Tick):
+        dl = state.deadline(command.deadline_id)
+        if dl is None or dl.due > now or state.over or state.paused_at is not None:
+            return state, []  # stale tick, or the clock is stopped (JudgePause)
+    elif state.over:
+        return Rejection(code="game_over")
+    work = working_copy(state)
+    ctx = Ctx(work, now, rs)
+    try:
+        _dispatch(ctx, command)
+        maybe_resolve(ctx)
+    except Reject as r:
+        return Rejection(code=r.code, data=r.data)
+    except GameOver:
+        pass
+    work.version += 1
+    return work, ctx.events
+
+
+def _dispatch(ctx: Ctx, cmd: Command) -> None:
+    if isinstance(cmd, Tick):
+        fire(ctx, cmd.deadline_id, cmd.fired_at)
+    elif isinstance(cmd, Act):
+        act(ctx, cmd)
+    elif isinstance(cmd, Vote):
+        vote(ctx, cmd.seat, cmd.mode, cmd.target, by_judge=False)
+    elif isinstance(cmd, JudgeProxy):
+        proxy(ctx, cmd)
+    elif isinstance(cmd, JudgeCorrection):
+        judge_correction(ctx, cmd)
+    elif isinstance(cmd, Handover):
+        handover(ctx, cmd)
+    elif isinstance(cmd, LastWords):
+        lastwords(ctx, cmd)
+    elif isinstance(cmd, Surrender):
+        surrender(ctx, cmd)
+    elif isinstance(cmd, JudgeCard):
+        card(ctx, cmd)
+    elif isinstance(cmd, JudgeWaiver):
+        waiver(ctx, cmd)
+    elif isinstance(cmd, JudgeSetTime):
+        set_time(ctx, cmd)
+    elif isinstance(cmd, JudgeExtend):
+        extend(ctx, cmd)
+    elif isinstance(cmd, JudgeSetSchedule):
+        set_schedule(ctx, cmd)
+    elif isinstance(cmd, JudgePause):
+        pause(ctx)
+    elif isinstance(cmd, JudgeResume):
+        resume(ctx)
+    elif isinstance(cmd, JudgeEnd):
+        end(ctx, cmd)

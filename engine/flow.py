@@ -1,0 +1,216 @@
+"""The phase flow: deadlines firing, the night resolving, days opening and closing (the vote,
+the PK revote), nights starting; reminders and who owes what."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from engine.context import Ctx
+from engine.duties import handover_missed
+from engine.model import Deadline, Night
+from engine.votes import ABSTAIN, REVOTE, tally
+from engine.voting import lapse_corrections
+
+
+def fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
+    state = ctx.state
+    dl = state.deadline(ident)
+    assert dl is not None
+    ctx.remove_deadline(ident)
+    if dl.kind == "setup":
+        ctx.rs.setup_deadline(ctx, dl)
+    elif dl.kind == "night":
+        night = state.night
+        if night is None or night.resolved:
+            return
+        slot = next((s for s in night.slots.values() if s.deadline_id == ident), None)
+        if slot is not None:
+            slot.expired = True
+            ctx.rs.slot_expired(ctx, slot)
+        if not any(d.kind == "night" for d in state.deadlines):
+            _resolve(ctx)
+    elif dl.kind == "handover":
+        handover_missed(ctx)
+    elif dl.kind == "lastwords":
+        for n in dl.seats:
+            if n in state.lastwords_due:
+                state.lastwords_due.remove(n)
+                ctx.tell_duty(n, "LastWordsWaived")
+                if ctx.o.lastwords_yellow_on_missing:
+                    ctx.missed(n, "lastwords", True)
+    elif dl.kind == "day_close":
+        _close_day(ctx, dl.day)
+    elif dl.kind == "day_open":
+        _open_day(ctx, dl.day)
+    elif dl.kind == "remind":
+        _remind(ctx, dl, max(ctx.now, fired_at or ctx.now))
+    else:
+        ctx.rs.deadline(ctx, dl)
+
+
+def owing_seats(ctx: Ctx, dl: Deadline) -> list[int]:
+    """Who still owes an action for deadline `dl` (for reminders)."""
+    state = ctx.state
+    if dl.kind == "day_close":
+        return [s.seat for s in state.living() if not state.votes.get(s.seat)]
+    if dl.kind == "handover":
+        return [state.handover_due] if state.handover_due in dl.seats else []
+    if dl.kind == "night" and state.night is not None:
+        slot = next((s for s in state.night.slots.values() if s.deadline_id == dl.id), None)
+        if slot is None or slot.final or slot.expired:
+            return []
+        if slot.sub is not None and not (slot.prompted and not slot.answered_after_prompt):
+            return []
+        return [n for n in slot.seats if state.seat(n).alive]
+    if dl.kind == "setup":
+        return [n for n in dl.seats if state.seat(n).alive]
+    return list(dl.seats)
+
+
+def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
+    """DM the owers of `dl`'s deadline, unless it is due by the time the reminder goes out
+    (`sent`: later than now after downtime), when the reminder would tell of a past deadline."""
+    parent = ctx.state.deadline(dl.parent or "")
+    if parent is None or parent.due <= sent:
+        return
+    owing = owing_seats(ctx, parent)
+    due = parent.due.strftime("%m-%d %H:%M")
+    for n in owing:
+        ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due)
+    if owing:
+        ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
+
+
+def maybe_resolve(ctx: Ctx) -> None:
+    night = ctx.state.night
+    if (night and not night.resolved and ctx.state.phase.startswith("N")
+            and ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
+        _resolve(ctx)
+
+
+def _resolve(ctx: Ctx) -> None:
+    night = ctx.state.night
+    assert night is not None
+    night.resolved = True
+    ctx.drop_deadlines(lambda d: d.kind == "night")
+    ctx.note("NightResolving", day=night.day)
+    ctx.rs.resolve_night(ctx)
+    ctx.check("phase")
+
+
+def _open_day(ctx: Ctx, day: int) -> None:
+    state = ctx.state
+    if state.night is not None and not state.night.resolved:
+        _resolve(ctx)
+    state.phase = f"D{day}"
+    state.day = day
+    state.votes = {}
+    state.correction_requests = {}
+    news, state.news = state.news, {}
+    reveal = ctx.o.public_reveal_roles_on_out is True
+    outs = news.get("outs", [])
+    ctx.announce("DayOpened", day=day, outs=outs, cards=news.get("cards", []),
+                 roles={n: state.seat(n).role for n in outs} if reveal else {},
+                 alive=[s.seat for s in state.living()])
+    ctx.add_deadline("day_close", day, "close")
+
+
+def _close_day(ctx: Ctx, day: int) -> None:
+    state = ctx.state
+    lapse_corrections(ctx)
+    if state.data.get("revote"):
+        _close_revote(ctx, day)
+        return
+    voters = {s.seat for s in state.living()}
+    sheriff = state.sheriff if state.sheriff in voters else None
+    weights = {sheriff: 2} if sheriff else {}
+    abstain_key = ctx.o.votes_abstain_as_candidate
+    t = tally(state.votes, voters, weights, voters, abstain_as_candidate=abstain_key,
+              tiebreak=ctx.rs.first_to_reach_rule(ctx))
+    non_voters = sorted(n for n in voters if not state.votes.get(n))
+    void_voters = sorted(n for n in voters if state.votes.get(n) and state.votes[n][-1].void)
+    exiles = ctx.rs.exiles_on(ctx, day)
+    ctx.announce("VoteResult", day=day, counts={c: n for c, n in t.counts.items()},
+                 effective=t.effective, kind="exile" if exiles else "sheriff")
+    revote = False
+    if exiles:
+        target = ctx.rs.pick_exile(ctx, t)
+        revote = target == REVOTE
+        if target in (ABSTAIN, REVOTE):
+            target = None
+        if not revote:
+            ctx.announce("Exiled", day=day, seat=target)
+        if target is not None:
+            ctx.put_out(target, "vote")
+    else:
+        elected = ctx.rs.pick_sheriff(ctx, t) if t.top else None
+        if elected == ABSTAIN:
+            elected = None
+        if elected is None:
+            ctx.announce("NoSheriff", day=day)
+        else:
+            ctx.set_sheriff(elected, "elected")
+    # P-CARD-3: the cards for not voting come after the exile and its consequences.
+    for n in non_voters if ctx.rs.procedures_apply(ctx) else []:
+        st = state.seat(n)
+        if st.red:
+            continue
+        if ctx.o.votes_notice_waives_yellow and st.notice:
+            st.notice = False
+            ctx.note("CardWaived", seat=n, duty="vote", waiver="notice")
+            continue
+        ctx.yellow(n, "vote")
+    if ctx.o.votes_void_vote_yellow:
+        for n in void_voters:
+            if not state.seat(n).red:
+                ctx.yellow(n, "void_vote")
+    ctx.check("phase")
+    if revote:
+        _open_revote(ctx, day, list(t.tied))
+        return
+    _start_night(ctx, day)
+
+
+def _open_revote(ctx: Ctx, day: int, candidates: list[int]) -> None:
+    """A tied exile goes to a PK revote (the ruleset's pick_exile said REVOTE): the day is
+    extended by deadlines.revote; everyone but the candidates votes once more, for a candidate
+    or nobody."""
+    state = ctx.state
+    state.data["revote"] = {"candidates": candidates}
+    state.votes = {}
+    close = state.schedule.close_at(day) + timedelta(minutes=ctx.o.deadlines_revote)
+    state.schedule.closes[day] = close
+    ctx.retime_deadlines()
+    ctx.add_deadline("day_close", day, "close")
+    ctx.announce("RevoteOpened", day=day, candidates=candidates,
+                 until=close.strftime("%H:%M"))
+
+
+def _close_revote(ctx: Ctx, day: int) -> None:
+    """The PK revote's result: the one top candidate goes out; a second tie exiles nobody."""
+    state = ctx.state
+    candidates = set(state.data.pop("revote")["candidates"])
+    voters = {s.seat for s in state.living()} - candidates
+    sheriff = state.sheriff if state.sheriff in voters else None
+    t = tally(state.votes, voters, {sheriff: 2} if sheriff else {},
+              {c for c in candidates if state.seat(c).alive})
+    ctx.announce("VoteResult", day=day, counts=dict(t.counts), effective=t.effective,
+                 kind="revote")
+    target = t.tied[0] if len(t.tied) == 1 else None
+    ctx.announce("Exiled", day=day, seat=target)
+    if target is not None:
+        ctx.put_out(target, "vote")
+    ctx.check("phase")
+    _start_night(ctx, day)
+
+
+def _start_night(ctx: Ctx, day: int) -> None:
+    state = ctx.state
+    state.phase = f"N{day}"
+    state.night = Night(day=day)
+    ctx.announce("NightStarted", day=day)
+    ctx.add_deadline("day_open", day + 1, "open")
+    ctx.rs.open_night(ctx)
+    maybe_resolve(ctx)
+    if not state.night.slots and not state.night.resolved:
+        _resolve(ctx)
