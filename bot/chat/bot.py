@@ -200,6 +200,8 @@ class ChatBot:
                     s.add(chat_row(f"chat/{msg_key}/{i}", reply.to, reply.text, None))
         except IntegrityError:
             log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
+        for gid in touched:  # rooms follow changes made outside the pipeline (a substitute)
+            self.after_commit(gid)
         self.deliver(msg.at)
 
     def after_commit(self, gid: str, events: Iterable[Event] = ()) -> None:

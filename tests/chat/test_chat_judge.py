@@ -220,3 +220,14 @@ def test_witch_save_without_number_takes_the_reported_target(table: Table) -> No
     reply = table.seat(witch, "救")
     assert f"{target} 号使用救药" in reply
 
+
+
+def test_a_substitute_takes_the_old_contacts_place_in_the_rooms(table: Table) -> None:
+    _day1(table)  # the link made the rooms
+    room = next(r for r, members in table.transport.rooms.items() if "狼群" in r)
+    wolf = next(n for n in table.state.groups["wolves"])
+    old = table.contact[wolf]
+    assert old in table.transport.rooms[room]
+    token = re.search(r"接替 (\S+)", table.say(JUDGE, f"替补 {wolf}")).group(1)  # type: ignore[union-attr]
+    table.say("newwolf", f"接替 {token}")
+    assert "newwolf" in table.transport.rooms[room] and old not in table.transport.rooms[room]
