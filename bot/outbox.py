@@ -122,7 +122,8 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
                 s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
                     attempts=row.attempts + 1, next_attempt_at=now + backoff(row.attempts + 1),
                     last_error=f"{type(exc).__name__}: {exc}"[:2000], address=address))
-                if row.attempts + 1 == GIVE_UP_AFTER and row.target != "judge":
+                if (row.attempts + 1 == GIVE_UP_AFTER and row.target != "judge"
+                        and row.game_id is not None):  # a game's judge to tell
                     s.add(_judge_alert(row, address, now))
             continue
         with db.write() as s:
