@@ -117,9 +117,8 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             if s.get(ChatMessage, msg_key) is not None:
                 return  # seen before: handled once
         turn = Turn()
-        touched: set[str] = set()
         try:
-            self._route(msg, turn, touched)
+            self._route(msg, turn)
         except MessageIdReused:
             log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
         except Exception:
@@ -135,8 +134,6 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
                     s.add(chat_row(f"chat/{msg_key}/{i}", reply.to, reply.text, None))
         except IntegrityError:
             log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
-        for gid in touched:  # rooms follow changes made outside the pipeline (a substitute)
-            self.after_commit(gid)
         self.deliver(msg.at)
 
     def after_commit(self, gid: str, events: Iterable[Event] = ()) -> None:
@@ -161,7 +158,7 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
         return [event_of(b) for b in bodies]
 
     # routing -----------------------------------------------------------------------------------
-    def _route(self, msg: Incoming, turn: Turn, touched: set[str]) -> None:
+    def _route(self, msg: Incoming, turn: Turn) -> None:
         text = msg.text
         in_room = msg.room is not None
         if len(text) > MAX_TEXT:
@@ -189,7 +186,7 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             self._join(msg, p, turn)
             return
         if p.verb == "take_seat":
-            self._take_seat(msg, p, turn, touched)
+            self._take_seat(msg, p, turn)
             return
         if p.verb == "bind":
             self._bind(msg, p, turn)
@@ -203,7 +200,7 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             return
         judge = self._is_judge(gid, msg.sender)
         if self._is_lobby(gid):
-            self._lobby_verb(msg, p, gid, judge, turn, touched)
+            self._lobby_verb(msg, p, gid, judge, turn)
             return
         if judge_form(p) or (p.verb == "status" and judge and self.service.seat_of(
                 gid, msg.sender) is None):
@@ -211,9 +208,9 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
                 log.warning("%s: judge command %s from %s refused", gid, p.verb, msg.sender)
                 turn.say(msg.sender, t("judge_only"))
                 return
-            self._judge_verb(msg, p, gid, turn, touched)
+            self._judge_verb(msg, p, gid, turn)
             return
-        self._player_verb(msg, p, gid, turn, touched)
+        self._player_verb(msg, p, gid, turn)
 
     def _in_room(self, msg: Incoming, p: Parsed, turn: Turn) -> None:
         """A command other than kill/lock/bind in a room: nothing is said in the room. A judge

@@ -29,8 +29,7 @@ class JudgeDesk:
     """Judges (a part of ChatBot: its methods use ChatBot's state)."""
 
     # judge commands ----------------------------------------------------------------------------
-    def _judge_verb(self, msg: Incoming, p: Parsed, gid: str, turn: Turn,
-                    touched: set[str]) -> None:
+    def _judge_verb(self, msg: Incoming, p: Parsed, gid: str, turn: Turn) -> None:
         state = self.service.state(gid)
         now = self._wall(gid, msg.at)
         if p.verb == "status":
@@ -50,7 +49,7 @@ class JudgeDesk:
             turn.say(msg.sender, text)
             return
         if p.verb in ("thread", "check_votes", "rule"):
-            self._forum_verb(msg, p, gid, state, turn, touched)
+            self._forum_verb(msg, p, gid, state, turn)
             return
         if p.verb == "publish":
             turn.say(msg.sender, views.publish(state, gid, self.service.log(gid)))
@@ -65,12 +64,11 @@ class JudgeDesk:
             turn.say(msg.sender, t("lobby_closed", code=gid))
             return
         if p.verb == "end":
-            self._end(msg, p, gid, turn, touched)
+            self._end(msg, p, gid, turn)
             return
         if p.verb in ("pause", "resume"):
             self._submit(msg, gid, engine_commands.JudgePause() if p.verb == "pause" else  # type: ignore[attr-defined]
-                         engine_commands.JudgeResume(), turn,
-                         touched)
+                         engine_commands.JudgeResume(), turn)
             return
         at = None
         if p.time is not None and p.verb in ("record_vote", "change", "correct", "void"):
@@ -86,10 +84,9 @@ class JudgeDesk:
         if cmd is None:
             turn.say(msg.sender, t("not_understood"))
             return
-        self._submit(msg, gid, cmd, turn, touched, at=at)
+        self._submit(msg, gid, cmd, turn, at=at)
 
-    def _forum_verb(self, msg: Incoming, p: Parsed, gid: str, state: GameState, turn: Turn,
-                    touched: set[str]) -> None:
+    def _forum_verb(self, msg: Incoming, p: Parsed, gid: str, state: GameState, turn: Turn) -> None:
         """`投票贴`, `核票`, `判`: the vote thread of a votes.channel=forum-auto game."""
         if self._chat_option(gid, "votes.channel") != FORUM_AUTO:
             turn.say(msg.sender, t("forum.not_auto", code=gid))
@@ -102,7 +99,6 @@ class JudgeDesk:
             turn.say(msg.sender, self.forum.bind(gid, tid, msg.at))
             if state.phase.startswith("D"):
                 self.forum.read(gid)
-                touched.add(gid)
             return
         if not state.phase.startswith("D"):
             turn.say(msg.sender, t("forum.not_day"))
@@ -112,9 +108,8 @@ class JudgeDesk:
             return
         ref, decision = p.words[0], p.words[1]
         turn.say(msg.sender, self.forum.decide(gid, ref, decision, msg.at))
-        touched.add(gid)
 
-    def _end(self, msg: Incoming, p: Parsed, gid: str, turn: Turn, touched: set[str]) -> None:
+    def _end(self, msg: Incoming, p: Parsed, gid: str, turn: Turn) -> None:
         now = msg.at.astimezone(UTC).replace(tzinfo=None)
         confirm = bool(p.words)  # `结束 确认` (the parser takes no other word)
         with self.service.db.write() as s:
@@ -131,7 +126,7 @@ class JudgeDesk:
         if asked is None or now - asked > END_CONFIRM:
             turn.say(msg.sender, t("end_no_request"))
             return
-        self._submit(msg, gid, engine_commands.JudgeEnd(), turn, touched)
+        self._submit(msg, gid, engine_commands.JudgeEnd(), turn)
 
     def _export(self, gid: str, at: datetime) -> str:
         from bot.store.audit import export_game
@@ -158,7 +153,7 @@ class JudgeDesk:
                             seat=seat, created_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
         turn.say(msg.sender, t("sub_token", code=gid, seat=seat, token=token))
 
-    def _take_seat(self, msg: Incoming, p: Parsed, turn: Turn, touched: set[str]) -> None:
+    def _take_seat(self, msg: Incoming, p: Parsed, turn: Turn) -> None:
         token = p.text.strip()
         digest = hashlib.sha256(token.encode()).hexdigest()
         now = msg.at.astimezone(UTC).replace(tzinfo=None)
@@ -181,7 +176,7 @@ class JudgeDesk:
                 OutboxRow.game_id == gid, OutboxRow.target == f"seat:{seat}")
                 .order_by(OutboxRow.id)))
         log.info("%s: seat %s handed from %s to %s", gid, seat, old, msg.sender)
-        touched.add(gid)
+        self.after_commit(gid)  # rooms follow (this rebinding is no pipeline commit)
         body = "\n".join(f"· {h}" for h in history) or t("sub_history_empty")
         turn.say(msg.sender, t("sub_done", code=gid, seat=seat, name=name or "-") + "\n" + body)
         if old and old != msg.sender:

@@ -115,8 +115,7 @@ class LobbyDesk:
         turn.say(lobby.judge, t("joined_judge", code=code, name=name, joined=n,
                                 players=lobby.players))
 
-    def _lobby_verb(self, msg: Incoming, p: Parsed, code: str, judge: bool, turn: Turn,
-                    touched: set[str]) -> None:
+    def _lobby_verb(self, msg: Incoming, p: Parsed, code: str, judge: bool, turn: Turn) -> None:
         lobby = self._lobby(code)
         assert lobby is not None
         members = self._members(code)
@@ -157,7 +156,7 @@ class LobbyDesk:
                                    joined=len(members) - 1, players=lobby.players))
             return
         if p.verb == "start":
-            self._start(msg, lobby, members, turn, touched)
+            self._start(msg, lobby, members, turn)
             return
         if p.verb in ("status", "help"):
             names = "、".join(m.forum_name for m in members) or t("words.none")
@@ -177,8 +176,7 @@ class LobbyDesk:
         turn.say(msg.sender, t("game_not_started", code=code, joined=len(members),
                                players=lobby.players))
 
-    def _start(self, msg: Incoming, lobby: Lobby, members: list[LobbyPlayer], turn: Turn,
-               touched: set[str]) -> None:
+    def _start(self, msg: Incoming, lobby: Lobby, members: list[LobbyPlayer], turn: Turn) -> None:
         code = lobby.code
         if len(members) < lobby.players:
             turn.say(msg.sender, t("not_enough", code=code, players=lobby.players,
@@ -201,7 +199,6 @@ class LobbyDesk:
             row = s.get(Lobby, code)
             assert row is not None
             row.status = "started"
-        touched.add(code)
         state = self.service.state(code)
         seats = "\n".join(t("seat_line", seat=n, name=names[c], contact=c)
                           for n, (c, _) in bindings.items())

@@ -75,13 +75,12 @@ class PlayerDesk:
         return True
 
     # player commands ---------------------------------------------------------------------------
-    def _player_verb(self, msg: Incoming, p: Parsed, gid: str, turn: Turn,
-                     touched: set[str]) -> None:
+    def _player_verb(self, msg: Incoming, p: Parsed, gid: str, turn: Turn) -> None:
         seat = self.service.seat_of(gid, msg.sender)
         judge = self._is_judge(gid, msg.sender)
         if seat is None:
             if p.verb in ("help", "status") and judge:
-                self._judge_verb(msg, p, gid, turn, touched)
+                self._judge_verb(msg, p, gid, turn)
                 return
             turn.say(msg.sender, t("players_only"))
             return
@@ -114,7 +113,7 @@ class PlayerDesk:
         except ConvertError as exc:
             turn.say(msg.sender, str(exc.message if hasattr(exc, "message") else exc))
             return
-        self._submit(msg, gid, cmd, turn, touched, seat=seat)
+        self._submit(msg, gid, cmd, turn, seat=seat)
 
     def _reported_target(self, gid: str, seat: int, state: GameState) -> int | None:
         """The kill target the witch at `seat` was told tonight (通灵), if any."""
@@ -136,14 +135,13 @@ class PlayerDesk:
     def _wall(self, gid: str, at: datetime) -> datetime:
         return wall_clock(at, zone(self.service.time_zone(gid)))
 
-    def _submit(self, msg: Incoming, gid: str, cmd: Command, turn: Turn, touched: set[str],
+    def _submit(self, msg: Incoming, gid: str, cmd: Command, turn: Turn,
                 *, seat: int | None = None, at: datetime | None = None) -> Outcome:
         if at is None:
             out = self.service.receive(gid, cmd, now=self._wall(gid, msg.at),
                                        msg_id=msg.msg_id, sender=msg.sender, monotonic=True)
         else:  # a forum post entered with its own time: it counts at that time
             out = self.service.submit(gid, cmd, now=at, msg_id=msg.msg_id, sender=msg.sender)
-        touched.add(gid)
         if out.duplicate or out.status == "rejected":
             return out  # replied already (the service queued the refusal)
         if out.status == "noop":
