@@ -46,7 +46,8 @@ def test_chat_tables(service: Service) -> None:
         who = s.scalar(select(Player.contact_id).where(Player.game_id == code,
                                                        Player.seat == cupid))
     assert who is not None
-    say(who, "连 1 2")
+    a, b = [st.seat for st in state.seats if st.role == "villager"][:2]
+    say(who, f"连 {a} {b}")  # two villagers: both rooms are made, whatever the deal
     with service.db.read() as s:
         rooms = {r.room for r in s.scalars(select(RoomMember).where(RoomMember.game_id == code))}
     assert rooms == {"wolves", "lovers"}
