@@ -33,13 +33,13 @@ CLASSIC_ROLES = {"狼人", "预言家", "女巫", "守卫", "丘比特", "村民
 ANOMALY_ROLES = {"狼头", "预言家", "女巫", "长老", "守卫", "猎人", "村民"}
 
 
-def _codes() -> Callable[[], str]:
+def fixed_codes() -> Callable[[], str]:
     """Fixed game codes (in no contact's name): the same every run."""
     counter = itertools.count(1)
     return lambda: f"G{next(counter):05d}"
 
 
-def _seeds() -> Callable[[], str]:
+def fixed_seeds() -> Callable[[], str]:
     """Fixed seeds, one per game: the same deal every run."""
     counter = itertools.count(1)
     return lambda: f"{next(counter):064x}"
@@ -52,7 +52,7 @@ class Table:
         migrate(url)
         self.service = Service(url)
         self.transport = transport if transport is not None else MemoryTransport()
-        self.bot = ChatBot(self.service, self.transport, seeds=_seeds(), codes=_codes(),
+        self.bot = ChatBot(self.service, self.transport, seeds=fixed_seeds(), codes=fixed_codes(),
                            judges=list(judges),
                            time_zone=TZ, export_dir=tmp_path / "exports")
         self.now = START

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from chathelp import fixed_codes, fixed_seeds
 
 from bot.chat.bot import ChatBot
 from bot.service import Service
@@ -24,18 +24,6 @@ JUDGE = "J"
 _ids = itertools.count()
 
 
-def _codes() -> Callable[[], str]:
-    """Fixed game codes (in no contact's name): the same every run."""
-    counter = itertools.count(1)
-    return lambda: f"G{next(counter):05d}"
-
-
-def _seeds() -> Callable[[], str]:
-    """Fixed seeds, one per game: the same deal every run."""
-    counter = itertools.count(1)
-    return lambda: f"{next(counter):064x}"
-
-
 class Table:
     """A chat bot on a memory transport with a clock the test moves."""
 
@@ -44,7 +32,7 @@ class Table:
         migrate(url)
         self.service = Service(url)
         self.transport = MemoryTransport()
-        self.bot = ChatBot(self.service, self.transport, seeds=_seeds(), codes=_codes(),
+        self.bot = ChatBot(self.service, self.transport, seeds=fixed_seeds(), codes=fixed_codes(),
                            judges=[JUDGE],
                            export_dir=tmp_path / "exports")
         self.now = datetime(2026, 12, 1, 7, 0, tzinfo=TZ)

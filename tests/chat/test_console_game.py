@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,18 +69,14 @@ def messages(lines: list[str]) -> list[Message]:
     return out
 
 
-class ConsoleProcess:
-    """`wolfjudge console` as a subprocess, one line at a time."""
+class LineProcess:
+    """A bot process driven one stdin line at a time: each line is followed by `/echo N`, and
+    the stdout lines before `# N` are what the line caused (also used by tests/e2e)."""
 
-    def __init__(self, db: str, cwd: Path, clock: str = START) -> None:
-        env = {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(ROOT)}
-        self.stderr = open(cwd / "stderr.txt", "ab")  # noqa: SIM115 (closed in close())
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "console", "--db", db, "--judge", JUDGE,
-             "--clock", clock], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.stderr, cwd=cwd, env=env, text=True, encoding="utf-8", bufsize=1)
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
         self.n = 0
-        self.transcript: list[str] = []
+        self.transcript: list[str] = []  # stdin lines and stdout lines, for failure messages
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -89,7 +86,11 @@ class ConsoleProcess:
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
-    def send(self, line: str) -> list[str]:
+    def context(self) -> str:
+        """What a failure message shows."""
+        return "\n".join(self.transcript[-60:])
+
+    def send(self, line: str, timeout: float = LINE_TIMEOUT) -> list[str]:
         """Write one line; the output lines it caused."""
         assert self.proc.stdin is not None
         self.n += 1
@@ -97,19 +98,34 @@ class ConsoleProcess:
         self.proc.stdin.write(f"{line}\n/echo {self.n}\n")
         self.proc.stdin.flush()
         out: list[str] = []
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                got = self.lines.get(timeout=LINE_TIMEOUT)
+                got = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
             except queue.Empty:
                 self.proc.kill()
-                raise AssertionError(f"no answer in {LINE_TIMEOUT}s to {line!r}; before it: "
-                                     f"{self.transcript[-60:]}") from None
-            assert got is not None, f"the console stopped after {line!r}: {out}"
+                raise AssertionError(f"no `# {self.n}` within {timeout:g} s after {line!r}:\n"
+                                     + self.context()) from None
+            if got is None:
+                raise AssertionError(f"the process exited ({self.proc.poll()}) after "
+                                     f"{line!r}: {out}\n" + self.context())
             if got == f"# {self.n}":
                 break
             out.append(got)
         self.transcript.extend(out)
         return out
+
+
+class ConsoleProcess(LineProcess):
+    """`wolfjudge console` as a subprocess, one line at a time."""
+
+    def __init__(self, db: str, cwd: Path, clock: str = START) -> None:
+        env = {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(ROOT)}
+        self.stderr = open(cwd / "stderr.txt", "ab")  # noqa: SIM115 (closed in close())
+        super().__init__(subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "console", "--db", db, "--judge", JUDGE,
+             "--clock", clock], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.stderr, cwd=cwd, env=env, text=True, encoding="utf-8", bufsize=1))
 
     def close(self) -> int:
         assert self.proc.stdin is not None

@@ -13,13 +13,11 @@ decision logic is the console game driver's, tests/chat/test_console_game.py).
 from __future__ import annotations
 
 import os
-import queue
 import re
 import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,17 +27,16 @@ from gatewayhelp import Gateway, wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chat"))
 from test_console_game import CAMPS as CAMPS  # noqa: E402  (re-exported for the tests)
-from test_console_game import Message, Player, Table  # noqa: E402
+from test_console_game import LineProcess, Message, Player, Table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 START = "2026-12-01 07:30"
 BOT = "wxid_bot"  # the gateway's mock account
 JUDGE = "wxid_judge"
-LINE_TIMEOUT = 30.0  # seconds for the bot to handle one stdin line
 SETTLE_TIMEOUT = 30.0  # seconds for the bot to answer a message and empty its outbox
 
 
-class BotProcess:
+class BotProcess(LineProcess):
     """`wolfjudge run --clock START` on the gateway, with the pacing off."""
 
     def __init__(self, gateway: Gateway, db: Path, workdir: Path, clock: str = START) -> None:
@@ -54,44 +51,13 @@ class BotProcess:
         env.pop("WOLFJUDGE_TZ", None)
         self.stderr_path = workdir / "bot-stderr.txt"
         self.stderr = self.stderr_path.open("ab")
-        self.proc = subprocess.Popen(
+        super().__init__(subprocess.Popen(
             [sys.executable, "-m", "bot.cli", "run", "--clock", clock], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.stderr, cwd=workdir, env=env, text=True,
-            encoding="utf-8", bufsize=1)
-        self.n = 0
-        self.transcript: list[str] = []  # stdin lines and stdout lines, for failure messages
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+            encoding="utf-8", bufsize=1))
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def send(self, line: str, timeout: float = LINE_TIMEOUT) -> list[str]:
-        """Write one stdin line and `/echo N`; the stdout lines before `# N`."""
-        assert self.proc.stdin is not None
-        self.n += 1
-        self.transcript.append(line)
-        self.proc.stdin.write(f"{line}\n/echo {self.n}\n")
-        self.proc.stdin.flush()
-        out: list[str] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                got = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"no `# {self.n}` within {timeout:g} s after {line!r}:\n"
-                                     + self.log()) from None
-            if got is None:
-                raise AssertionError(f"wolfjudge run exited ({self.proc.poll()}) after "
-                                     f"{line!r}:\n" + self.log())
-            if got == f"# {self.n}":
-                break
-            out.append(got)
-        self.transcript.extend(out)
-        return out
+    def context(self) -> str:
+        return self.log()
 
     def ready(self, timeout: float = 60.0) -> list[str]:
         """Connected: `run` reads stdin only once it is logged in (or gave up waiting).
