@@ -108,6 +108,13 @@ class Table:
         assert "已开始" in self.reply(JUDGE, "开始")
         return code
 
+    def link(self, code: str) -> tuple[int, int]:
+        """Cupid links the first two other seats: the camps form, the rooms are made."""
+        cupid = self.seats_with(code, "cupid")[0]
+        a, b = [n for n in range(1, 13) if n != cupid][:2]
+        self.send(self.contact(code, cupid), f"连 {a} {b}")
+        return a, b
+
     def state(self, code: str) -> GameState:
         return self.service.state(code)
 

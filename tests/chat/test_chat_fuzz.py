@@ -41,9 +41,7 @@ class Night:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.code = table.game()
-        cupid = table.seats_with(self.code, "cupid")[0]
-        a, b = [n for n in range(1, 13) if n != cupid][:2]
-        table.send(table.contact(self.code, cupid), f"连 {a} {b}")
+        table.link(self.code)
         table.move_to(datetime(2026, 12, 1, 21, 5, tzinfo=ZONE))
         self.other = table.new_game("新游戏 异常")  # another game, open
         state = table.state(self.code)

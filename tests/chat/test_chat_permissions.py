@@ -31,9 +31,7 @@ class Game:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.code = table.game()
-        cupid = table.seats_with(self.code, "cupid")[0]
-        a, b = [n for n in range(1, 13) if n != cupid][:2]
-        table.send(table.contact(self.code, cupid), f"连 {a} {b}")
+        table.link(self.code)
         self.room = table.room(self.code, "wolves")
         assert self.room is not None
         self.wolf = table.contact(self.code, table.seats_with(self.code, "wolf")[0])

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gatewayhelp import Gateway, need_gateway, wait_until
+from gatewayhelp import Gateway, wait_until
 from runhelp import BOT, CAMPS, JUDGE, BotProcess, GatewayTable, wait_for_dm
 
 from bot.store import migrate
@@ -21,14 +21,6 @@ from bot.store import migrate
 ROLES = {"classic": {"狼人", "预言家", "女巫", "守卫", "丘比特", "村民"},
          "anomaly": {"狼头", "预言家", "女巫", "长老", "守卫", "猎人", "村民"}}
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def gateway(tmp_path: Path) -> Iterator[Gateway]:
-    gw = Gateway(need_gateway(), tmp_path)
-    gw.start()
-    yield gw
-    gw.stop()
 
 
 @pytest.fixture

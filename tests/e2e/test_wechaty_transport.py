@@ -11,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from gatewayhelp import Gateway, Inbox, need_gateway, wait_until
+from gatewayhelp import Gateway, Inbox, wait_until
 
 from bot.chat.bot import ChatBot
 from bot.service import Service
@@ -21,14 +21,6 @@ from bot.transport.wechaty import WechatyTransport
 
 BOT = "wxid_bot"  # the gateway's mock account
 CODE = re.compile(r"游戏码[ ：:]?([A-Z0-9]{4,8})")
-
-
-@pytest.fixture
-def gateway(tmp_path: Path) -> Iterator[Gateway]:
-    gw = Gateway(need_gateway(), tmp_path)
-    gw.start()
-    yield gw
-    gw.stop()
 
 
 def connect(gateway: Gateway, tmp_path: Path, inbox: Inbox | None = None,
