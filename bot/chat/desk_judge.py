@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import secrets
 from datetime import UTC, datetime
 
 from sqlalchemy import select
 
 from bot.chat import views
 from bot.chat.common import END_CONFIRM, Turn
+from bot.chat.lobby import new_token
 from bot.chat.texts import t
 from bot.commands.convert import ConvertError, judge_command
 from bot.commands.parse import Parsed
@@ -147,7 +147,7 @@ class JudgeDesk:
             turn.say(msg.sender, t("not_understood"))
             return
         seat = p.seats[0]
-        token = secrets.token_urlsafe(9)
+        token = new_token()
         with self.service.db.write() as s:
             s.add(SeatToken(token_hash=hashlib.sha256(token.encode()).hexdigest(), game_id=gid,
                             seat=seat, created_at=msg.at.astimezone(UTC).replace(tzinfo=None)))

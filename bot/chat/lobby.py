@@ -44,6 +44,16 @@ class LobbyError(ValueError):
         self.fields = fields
 
 
+TOKEN_CHARS = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def new_token() -> str:
+    """A one-time substitution token: 12 letters and digits (about 70 bits).
+
+    No punctuation: `_` or `-` at the start would read as a separator after `接替`."""
+    return "".join(secrets.choice(TOKEN_CHARS) for _ in range(12))
+
+
 def new_code() -> str:
     """A game code: 6 characters of A–Z and 2–9 (CHAT.md allows 4–8 of A–Z and 0–9)."""
     return "".join(secrets.choice(CODE_CHARS) for _ in range(6))

@@ -451,3 +451,14 @@ def test_scenario_verb_tables_come_from_the_vocabulary() -> None:
     assert set(RULESET_VERBS["anomaly"]) == {"infect", "bloodsight", "overload", "firewall",
                                              "see", "purify", "format", "shoot", "pass", "lock",
                                              "guard"}
+
+
+def test_every_substitution_token_reads_back_whole() -> None:
+    """A token the judge is given must parse back unchanged after `接替` (a leading `_` once didn't)."""
+    from bot.chat.lobby import TOKEN_CHARS, new_token
+
+    for _ in range(2000):
+        token = new_token()
+        assert len(token) == 12 and set(token) <= set(TOKEN_CHARS)
+        assert parse(f"接替 {token}").text == token
+        assert parse(f"接替 {token}。").text == token
