@@ -454,7 +454,7 @@ def test_scenario_verb_tables_come_from_the_vocabulary() -> None:
 
 
 def test_every_substitution_token_reads_back_whole() -> None:
-    """A token the judge is given must parse back unchanged after `接替` (a leading `_` once didn't)."""
+    """A token the judge is given parses back whole after `接替` (a leading `_` once did not)."""
     from bot.chat.lobby import TOKEN_CHARS, new_token
 
     for _ in range(2000):
