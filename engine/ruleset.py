@@ -1,10 +1,12 @@
-"""The ruleset interface and registry. A ruleset is pure code plus data under rulesets/NAME/."""
+"""The ruleset interface and registry. A ruleset is pure code plus data, found through the
+`wolfjudge.rulesets` entry points (the engine names none)."""
 
 from __future__ import annotations
 
 import contextlib
 import importlib
 from collections.abc import Mapping
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.model import DeadlineKind, register_deadline_kinds, set_ruleset_loader
@@ -148,8 +150,25 @@ def register(ruleset: RulesetT) -> RulesetT:
     return ruleset
 
 
+# Installed rulesets declare themselves as entry points of this group (pyproject.toml); each
+# points at a registered Ruleset object, so loading it imports and registers the ruleset.
+ENTRY_POINT_GROUP = "wolfjudge.rulesets"
+
+
+def ruleset_names() -> list[str]:
+    """The names of the installed rulesets."""
+    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} | set(_REGISTRY))
+
+
 def get_ruleset(name: str) -> Ruleset:
     if name not in _REGISTRY:
+        for ep in entry_points(group=ENTRY_POINT_GROUP, name=name):
+            loaded = ep.load()
+            if isinstance(loaded, Ruleset) and loaded.name not in _REGISTRY:
+                register(loaded)
+    if name not in _REGISTRY:
+        # Fallback for a checkout that is not installed (no entry points): the package of the
+        # same name in the rulesets/ folder, which registers itself on import.
         with contextlib.suppress(ModuleNotFoundError):
             importlib.import_module(f"rulesets.{name}")
     if name not in _REGISTRY:

@@ -107,3 +107,15 @@ print(state.next_deadline().kind)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "hunter"
+
+
+def test_rulesets_are_found_through_entry_points() -> None:
+    """get_ruleset finds a ruleset through the wolfjudge.rulesets entry points (issue 10)."""
+    from importlib.metadata import entry_points
+
+    from engine.ruleset import ENTRY_POINT_GROUP, get_ruleset, ruleset_names
+
+    eps = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    assert {"classic", "anomaly"} <= set(eps) <= set(ruleset_names())
+    for name, ep in eps.items():
+        assert ep.load() is get_ruleset(name)
