@@ -9,7 +9,7 @@ from pydantic import StrictBool
 
 from engine.commands import Act
 from engine.context import Ctx
-from engine.model import Deadline, DeadlineKind, Seat, Slot, Submission
+from engine.model import Deadline, Seat, Slot, Submission
 from engine.options import (
     OptionError,
     OptionSpec,
@@ -19,6 +19,7 @@ from engine.options import (
 )
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
+from rulesets.common import shot
 from rulesets.common.options import SharedOptions
 from rulesets.common.witch import WitchNight
 from rulesets.common.witch import deadline as witch_deadline
@@ -148,7 +149,7 @@ class Anomaly(WitchNight, Ruleset):
     reported_slot = "head"
     # The hunter's shot (P-DL-6): reminded, owed when out, extendable; it fires before a
     # same-time sheriff handover (A-HUNTER-3).
-    deadline_kinds = {"hunter": DeadlineKind(3, reminded=True, outlives_out=True, extendable=True)}
+    deadline_kinds = {shot.KIND: shot.DEADLINE_KIND}
 
     def reported_target(self, ctx: Ctx) -> int | None:
         head = ctx.night.slots.get("head")
@@ -220,17 +221,11 @@ class Anomaly(WitchNight, Ruleset):
                 _hunter_due(ctx, st)
 
     def may_handover(self, ctx: Ctx, seat: int) -> bool:
-        return not ctx.state.seat(seat).statuses.get("shot_due")
+        return not shot.is_due(ctx.state.seat(seat))
 
     def deadline(self, ctx: Ctx, deadline: Deadline) -> None:
-        if deadline.kind == "hunter":
-            for n in deadline.seats:
-                st = ctx.state.seat(n)
-                if st.statuses.pop("shot_due", None):
-                    st.skills["shredder"] = "lost"
-                    ctx.tell_duty(n, "ShotForfeited")
-                    ctx.missed(n, "hunter", _o(ctx).anomaly_hunter_yellow)
-                    ctx.release_handover(n)
+        if deadline.kind == shot.KIND:
+            shot.missed(ctx, deadline.seats, skill="shredder", yellow=_o(ctx).anomaly_hunter_yellow)
 
     def procedures_apply(self, ctx: Ctx) -> bool:
         return _o(ctx).anomaly_apply_001_procedures
@@ -238,7 +233,7 @@ class Anomaly(WitchNight, Ruleset):
     # actions -----------------------------------------------------------------
     def act(self, ctx: Ctx, cmd: Act) -> None:
         st = ctx.seat(cmd.seat)
-        if cmd.skill == "shoot" or (cmd.skill == "pass" and st.statuses.get("shot_due")):
+        if cmd.skill == "shoot" or (cmd.skill == "pass" and shot.is_due(st)):
             return _act_shoot(ctx, st, cmd)
         if not st.alive:
             ctx.reject("you_are_out")
@@ -394,57 +389,31 @@ def _key_shield(ctx: Ctx, elder: Seat) -> None:
             for skill, status in st.skills.items():
                 if status == "held" and (scope == "all_skills" or skill not in PASSIVE_SKILLS):
                     st.skills[skill] = "lost"
-            if _o(ctx).anomaly_key_shield_cancels_pending and st.statuses.pop("shot_due",
-                                                                                 None):
-                ctx.remove_deadline(f"hunter:{st.seat}")
+            if _o(ctx).anomaly_key_shield_cancels_pending:
+                shot.cancel(ctx, st)
             hit.append(st.seat)
     ctx.tell(hit, "KeyShield")
     ctx.note("KeyShieldFired", seats=hit)
 
 
 def _hunter_due(ctx: Ctx, st: Seat) -> None:
-    state = ctx.state
-    day = max(state.day, 1)
-    st.statuses["shot_due"] = True
-    if state.phase.startswith("D"):
-        rule = _o(ctx).anomaly_hunter_deadline_day
-        offset = ctx.o.deadlines_after_exile if rule == "close_plus_30" else \
-            duration_minutes(rule)
-        ctx.add_deadline("hunter", day, "close", offset, [st.seat], key=str(st.seat))
-    elif _o(ctx).anomaly_hunter_deadline_night == "before_next_open":
-        ctx.add_deadline("hunter", day + 1, "open", 0, [st.seat], key=str(st.seat))
-    else:
-        ctx.add_deadline("hunter", day + 1, "at",
-                         duration_minutes(_o(ctx).anomaly_hunter_deadline_night),
-                         [st.seat], key=str(st.seat), at=ctx.now)
-    ctx.tell_duty(st.seat, "HunterDue")
+    shot.owe(ctx, st, day_rule=_o(ctx).anomaly_hunter_deadline_day,
+             night_rule=_o(ctx).anomaly_hunter_deadline_night)
 
 
 def _act_shoot(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    if not st.statuses.get("shot_due"):
-        ctx.reject("no_shot_due")
-    st.statuses.pop("shot_due")
-    ctx.remove_deadline(f"hunter:{st.seat}")
-    st.skills["shredder"] = "used"
-    if cmd.skill == "pass":
-        ctx.tell_duty(st.seat, "ShotForfeited")
-        ctx.release_handover(st.seat)
-        return
-    target = cmd.targets[0] if cmd.targets else None
-    if target == st.seat:
-        ctx.reject("no_self_target")
-    target = ctx.living_target(target)
-    assert target is not None
-    ctx.note("ShotFired", seat=st.seat, target=target)  # causes stay unpublished (G-RES-5)
+    shot.fire(ctx, st, cmd, skill="shredder", hit=_shred)
+
+
+def _shred(ctx: Ctx, hunter: Seat, target: int) -> None:
     victim = ctx.state.seat(target)
     if victim.role == "elder" and not _is_derivative(victim):
         ctx.note("ShotNoEffect", target=target)  # A-ELDER-2
     else:
         ctx.put_out(target, "shredder")
         # The shot belongs to the hunter's own window (a day exile's shot counts for that day).
-        victim.statuses["window"] = st.statuses.get("window")
-        victim.statuses["window_part"] = st.statuses.get("window_part")
-    ctx.release_handover(st.seat)
+        victim.statuses["window"] = hunter.statuses.get("window")
+        victim.statuses["window_part"] = hunter.statuses.get("window_part")
 
 
 def _slot_key(skill: str, seat: int) -> str:
