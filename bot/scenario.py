@@ -427,7 +427,8 @@ class Scenario:
             if len(args) not in (1, 2):
                 raise ScenarioError(line, "write expect dead S [CAUSE]")
             st = state.seat(self.seat(game, args[0], line))
-            if len(args) == 2 and args[1] not in OUT_CAUSES:
+            if len(args) == 2 and args[1] not in (*OUT_CAUSES,
+                                                  *get_ruleset(game.ruleset).out_causes):
                 raise ScenarioError(line, f"unknown cause {args[1]!r}")
             if st.alive:
                 fail(f"seat {st.seat} is alive, expected dead")

@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.clone import SHARED
 
-OUT_CAUSES = ("vote", "kill", "poison", "lovers", "red-card", "infect", "overload",
-              "patricide", "format", "firewall", "shredder", "zeroing")
+# The causes the engine itself puts characters out by; a ruleset adds its own
+# (Ruleset.out_causes: a kill, a poison, a shot …).
+OUT_CAUSES = ("vote", "lovers", "red-card")
 
 
 class Seat(BaseModel):

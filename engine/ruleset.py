@@ -25,6 +25,7 @@ class Ruleset:
     name: str = ""
     roles: tuple[str, ...] = ()
     camps: tuple[str, ...] = ()
+    out_causes: tuple[str, ...] = ()  # the causes its rules put out by, beyond OUT_CAUSES
     options_model: type[CommonOptions] = CommonOptions  # the ruleset's option model
     option_spec: ModelSpec = spec_of(CommonOptions)  # the same as key -> (type, default)
 

@@ -65,7 +65,8 @@ def test_the_old_import_paths_still_work() -> None:
 
 def test_nothing_in_the_engine_names_a_role_a_ruleset_or_a_ruleset_option() -> None:
     """Roles, rulesets, their options and 通灵 live in rulesets/ (issue 10); the engine has
-    hooks. (Out causes, engine.model.OUT_CAUSES, are still the engine's list: see issue 10.)"""
+    hooks; the engine's out causes are its own (engine.model.OUT_CAUSES), a ruleset's are
+    Ruleset.out_causes."""
     import re
 
     from engine.options import CommonOptions

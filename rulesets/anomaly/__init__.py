@@ -150,6 +150,7 @@ class Anomaly(WitchNight, Ruleset):
     # The hunter's shot (P-DL-6): reminded, owed when out, extendable; it fires before a
     # same-time sheriff handover (A-HUNTER-3).
     deadline_kinds = {shot.KIND: shot.DEADLINE_KIND}
+    out_causes = ("infect", "overload", "patricide", "format", "firewall", "shredder", "zeroing")
 
     def reported_target(self, ctx: Ctx) -> int | None:
         head = ctx.night.slots.get("head")

@@ -36,6 +36,7 @@ class Classic(WitchNight, Ruleset):
     options_model = ClassicOptions
     reported_slot = "kill"
     deadline_kinds = BOOK.deadline_kinds
+    out_causes = BOOK.out_causes
 
     def reported_target(self, ctx: Ctx) -> int | None:
         return reported_target(ctx)

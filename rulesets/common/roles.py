@@ -52,6 +52,7 @@ class Role:
     may_handover: Callable[[Ctx, Seat], bool] | None = None  # may the badge pass now?
     deadline_kinds: Mapping[str, DeadlineKind] = field(default_factory=dict)
     deadline: Callable[[Ctx, Deadline], None] | None = None  # one of its deadline kinds fired
+    out_causes: tuple[str, ...] = ()  # the causes its skills put characters out by
 
 
 @dataclass
@@ -128,6 +129,7 @@ class RoleBook:
                 kinds[kind] = spec
                 self.kind_owner[kind] = role
         self.deadline_kinds: Mapping[str, DeadlineKind] = kinds
+        self.out_causes = tuple(c for r in self.roles.values() for c in r.out_causes)
         self.claimants = [r for r in self.roles.values() if r.claims]
         self.out_hooks = [r for r in self.roles.values() if r.after_out]
         self.handover_hooks = [r for r in self.roles.values() if r.may_handover]

@@ -82,4 +82,5 @@ def _resolve_poison(ctx: Ctx, res: Resolution) -> None:
 
 
 ROLE = Role(name="witch", night_skills={"save": _save, "poison": _poison}, slot=WITCH_SLOT,
-            open_night=_open, steps={"spend": _spend, "poison": _resolve_poison})
+            open_night=_open, steps={"spend": _spend, "poison": _resolve_poison},
+            out_causes=("poison",))

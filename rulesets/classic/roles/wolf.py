@@ -74,4 +74,5 @@ ROLE = Role(
     expired=_expired,
     passed=_passed,
     steps={"kill": _resolve_kill},
+    out_causes=("kill",),
 )
