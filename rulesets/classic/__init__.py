@@ -55,6 +55,10 @@ class Classic(WitchNight, Ruleset):
     # setup (C-SETUP-1..10) --------------------------------------------------
     def setup(self, ctx: Ctx) -> None:
         state = ctx.state
+        for key, (_, role) in DATA.get("preset_variants", {}).items():
+            if not ctx.state.options.get(key) and any(s.role == role for s in state.seats):
+                # A variant's role exists in a game only with its option (SCENARIOS.md).
+                raise ValueError(f"unknown role(s) for classic: {role} (it needs {key}=true)")
         for st in state.seats:
             st.camp = WOLVES if st.role == "wolf" else VILLAGE
             st.skills = {k: "held" for k in DATA["skills"][st.role]}
