@@ -32,13 +32,18 @@ def literal_values(spec: dict[str, tuple[Any, Any]]) -> list[Any]:
 
 
 def old(ruleset: str, given: Any) -> tuple[str, Any]:
+    """The legacy validation, knowing the keys added since (SharedOptions.added_keys: an
+    optional role's switches), which a game stores only when set away from their default."""
+    rs = get_ruleset(ruleset)
+    added = getattr(rs.options_model, "added_keys", frozenset())
+    spec = {**RULESETS[ruleset], **{k: rs.option_spec[k] for k in added}}
     try:
-        opts = legacy.validate_options(RULESETS[ruleset], given, get_ruleset(ruleset).camps)
+        opts = legacy.validate_options(spec, given, rs.camps)
         if ruleset == "anomaly":
             legacy.anomaly_validate(opts)
     except legacy.OptionError as exc:
         return "OptionError", str(exc)
-    return "ok", opts
+    return "ok", {k: v for k, v in opts.items() if k not in added or v != spec[k][1]}
 
 
 def new(ruleset: str, given: Any) -> tuple[str, Any]:

@@ -43,3 +43,14 @@ def test_every_rule_id_is_covered(rules_text: str) -> None:
     missing = sorted(i for i in rule_ids(rules_text) if not re.search(rf"\b{re.escape(i)}\b",
                                                                       corpus))
     assert not missing, f"rule IDs named by no scenario or test: {', '.join(missing)}"
+
+
+def test_every_rule_id_of_the_project_rule_docs_is_covered() -> None:
+    """docs/rules-*.md hold the rules of roles RULES.md does not know (the classic hunter)."""
+    corpus = named_in_tests()
+    for path in sorted((ROOT / "docs").glob("rules-*.md")):
+        ids = {d.group(1) or d.group(2) for line in path.read_text(encoding="utf-8").splitlines()
+               if (d := DEFINITION.match(line))}
+        assert ids, f"{path.name} defines no rule ID"
+        missing = sorted(i for i in ids if not re.search(rf"\b{re.escape(i)}\b", corpus))
+        assert not missing, f"{path.name}: rule IDs named by no scenario or test: {missing}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import StrictBool
 
@@ -49,6 +49,14 @@ class ClassicOptions(SharedOptions):
         "classic.sheriff_night_handover_deadline", "before_next_open")
     classic_red_card_sheriff_successor: Literal["random", "none"] = opt(
         "classic.red_card_sheriff_successor", "random")
+    # The optional hunter (docs/rules-hunter.md): dealt instead of a villager (C-HUNTER-7);
+    # whether a lover's death (殉情) lets him shoot (C-HUNTER-2).
+    classic_hunter: StrictBool = opt("classic.hunter", False)
+    classic_hunter_shoots_on_lover_death: StrictBool = opt(
+        "classic.hunter_shoots_on_lover_death", True)
+
+    added_keys: ClassVar[frozenset[str]] = frozenset(
+        {"classic.hunter", "classic.hunter_shoots_on_lover_death"})
 
 
 CLASSIC_OPTIONS: OptionSpec = spec_of(ClassicOptions)

@@ -332,6 +332,7 @@ AT = datetime(2026, 1, 3, 20, 0)
     ("anomaly", "感染 5 2", Act(seat=1, skill="infect", targets=(5,), options={"mode": 2})),
     ("anomaly", "锁定", Act(seat=1, skill="lock")),
     ("anomaly", "开枪 5", Act(seat=1, skill="shoot", targets=(5,))),
+    ("classic", "开枪 5", Act(seat=1, skill="shoot", targets=(5,))),  # the hunter variant
     ("anomaly", "跳过", Act(seat=1, skill="pass")),
     ("classic", "投 5", Vote(seat=1, mode="vote", target=5)),
     ("classic", "投 弃权", Vote(seat=1, mode="vote", target=None)),
@@ -350,7 +351,7 @@ def test_player_command(ruleset: str, text: str, want: Any) -> None:
 
 
 @pytest.mark.parametrize(("ruleset", "text"), [
-    ("classic", "感染 3"), ("classic", "防火墙 3"), ("classic", "开枪 3"), ("anomaly", "刀 3"),
+    ("classic", "感染 3"), ("classic", "防火墙 3"), ("anomaly", "刀 3"),
     ("anomaly", "救 3"), ("anomaly", "空守"), ("anomaly", "连 1 2"), ("classic", "报名 AB12 x"),
     ("classic", "记票 3 5"), ("classic", "改票 3 5"), ("classic", "开始"),
 ])
@@ -447,7 +448,7 @@ def test_scenario_verb_and_chat_give_the_same_act(ruleset: str, verb: str, args:
 
 def test_scenario_verb_tables_come_from_the_vocabulary() -> None:
     assert set(RULESET_VERBS["classic"]) == {"link", "kill", "guard", "see", "save", "poison",
-                                             "pass", "lock"}
+                                             "pass", "lock", "shoot"}  # shoot: the hunter
     assert set(RULESET_VERBS["anomaly"]) == {"infect", "bloodsight", "overload", "firewall",
                                              "see", "purify", "format", "shoot", "pass", "lock",
                                              "guard"}
