@@ -15,8 +15,9 @@ Reported per case, as min / median / max over `--runs` runs:
 - engine games/s: the same games counting only the time spent in new_game() and handle();
 - µs/command: engine time per handle() call (accepted, refused and stale ticks alike).
 
-The digest is a hash of every game's final snapshot (model_dump_json) and event count: equal
-digests before and after a change say the engine played the very same games.
+The digest is a hash of every game's final snapshot (model_dump_json, seat statuses as bare
+values) and event count: equal digests before and after a change say the engine played the very
+same games.
 
 Never put a timed assertion in a test; this script reports, it does not judge.
 """
@@ -101,6 +102,16 @@ def _driver_class(ruleset: str) -> type[randomplay.Driver]:
     return randomplay_anomaly.AnomalyDriver if ruleset == "anomaly" else randomplay.Driver
 
 
+def _snapshot(state: GameState) -> str:
+    """The final snapshot as the digest hashes it: model_dump_json, with each seat status as
+    its bare value, as snapshots stored statuses before they were typed (engine.model.Status),
+    so that digests taken before and after that change compare."""
+    seats = [st.model_copy(update={"statuses": {k: getattr(v, "value", v)
+                                                for k, v in st.statuses.items()}})
+             for st in state.seats]
+    return state.model_copy(update={"seats": seats}).model_dump_json(warnings=False)
+
+
 def play_games(ruleset: str, players: int, games: int) -> Run:
     """Play `games` whole games (seeds 0 …) and time them."""
     handle_timer, new_timer = Timer(), Timer()
@@ -116,7 +127,7 @@ def play_games(ruleset: str, players: int, games: int) -> Run:
             driver.verify_input = False
             trace = driver.play()
             assert trace.final is not None
-            digest.update(trace.final.model_dump_json().encode())
+            digest.update(_snapshot(trace.final).encode())
             digest.update(str(len(trace.events)).encode())
         wall = time.perf_counter() - t0
     finally:

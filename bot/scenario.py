@@ -22,6 +22,7 @@ from engine.events import Event, Rejection
 from engine.model import OUT_CAUSES, GameState
 from engine.options import OptionError
 from engine.ruleset import get_ruleset
+from rulesets.anomaly.statuses import STAGE
 
 START = date(2026, 1, 1)  # calendar day 1 of every scenario
 TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description"}
@@ -469,7 +470,7 @@ class Scenario:
             if len(args) != 2 or args[1] not in STAGES:
                 raise ScenarioError(line, "write expect stage S growth|mature|complete")
             st = state.seat(self.seat(game, args[0], line))
-            stage = st.statuses.get("stage")
+            stage = st.status(STAGE)
             if stage != args[1]:
                 fail(f"seat {st.seat} is at stage {stage}, expected {args[1]}")
         elif what == "sheriff":

@@ -6,11 +6,12 @@ object generically, with a memo, and was nine tenths of a command's time. This c
 shape of the state: for each model class it derives from the field annotations, once, which
 fields hold only immutable values (numbers, strings, datetimes, Literals, frozen models…) and
 are shared, and which hold containers or mutable models and are copied, recursively. Free-form
-fields (`Any`: ruleset data, statuses, news) are copied as JSON-like trees.
+fields (`Any`: ruleset data, news) are copied as JSON-like trees.
 
 Sharing rules, which the engine keeps:
-- a frozen model (`model_config = ConfigDict(frozen=True)`, e.g. `Deadline`, `VotePost`) is
-  replaced, never changed, lists inside it included: it is shared between the copies;
+- a frozen model (`model_config = ConfigDict(frozen=True)`, e.g. `Deadline`, `VotePost`, a
+  seat's `Status`) is replaced, never changed, lists and dicts inside it included: it is shared
+  between the copies (so a seat's statuses cost one dict copy);
 - a field annotated `Annotated[..., SHARED]` (the game's options) is never changed in place after
   the game is created: shared as well.
 Everything else is copied. A field whose type the planner does not know is deep-copied with
@@ -68,7 +69,7 @@ def copy_json(value: Any) -> Any:
 
 
 def copy_json_dict(value: dict[Any, Any]) -> dict[Any, Any]:
-    """`copy_json` for a dict, quick when its values are all atoms (statuses, options …)."""
+    """`copy_json` for a dict, quick when its values are all atoms (options …)."""
     for v in value.values():
         if type(v) not in _ATOM_TYPES:
             return {k: v if type(v) in _ATOM_TYPES else copy_json(v) for k, v in value.items()}

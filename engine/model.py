@@ -1,8 +1,8 @@
 """The game state. Plain pydantic data; the engine never mutates a state it was given.
 
 `handle` works on `engine.clone.clone(state)`, which shares what cannot change: the frozen models
-below (a deadline, a vote post, a correction request is replaced, never changed in place, its
-lists included) and the options (fixed when the game is created).
+below (a deadline, a vote post, a correction request, a seat's status is replaced, never
+changed in place, its lists included) and the options (fixed when the game is created).
 """
 
 from __future__ import annotations
@@ -11,15 +11,52 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.clone import SHARED
 
 # The causes the engine itself puts characters out by; a ruleset adds its own
 # (Ruleset.out_causes: a kill, a poison, a shot …).
 OUT_CAUSES = ("vote", "lovers", "red-card")
+
+
+SkillState = Literal["held", "used", "lost"]
+
+# What a status may hold: a flag, a number (a night, a seat), a word, marks (nights, seats), or
+# saved skills. Immutable values only (a tuple, not a list; a dict is never changed in place but
+# replaced), so that a state copy shares every Status.
+StatusValue = bool | int | str | tuple[int, ...] | dict[str, SkillState] | None
+V = TypeVar("V", bound=StatusValue)
+
+
+class Status(BaseModel):
+    """One ruleset status of a seat (a stage, a shield, a due duty …): its value and where it
+    came from. The name is its key in `Seat.statuses`; the names belong to the rulesets.
+
+    Frozen: set again (`Seat.set_status`), never changed in place, so state copies share it.
+    `source`, `since` and `until` are None when the rule does not record them, which is also
+    what a status stored before statuses were typed reads as (the old snapshots cannot say)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: StatusValue = True
+    source: int | str | None = None  # the seat or rule that gave it
+    since: str | None = None  # the phase it was given in ("SETUP", "D2", "N3" …)
+    until: str | None = None  # the last phase it holds in; None: until the ruleset clears it
+
+
+_STATUS_FIELDS = frozenset(Status.model_fields)
+
+
+@dataclass(frozen=True)
+class StatusKey(Generic[V]):
+    """A ruleset's status name with the type of its value: `STAGE = StatusKey[str]("stage")`.
+    Rule code names statuses by these constants, so a misspelt name or a wrong value is a type
+    error, and `seat.status(STAGE)` is typed `str | None`."""
+
+    name: str
 
 
 class Seat(BaseModel):
@@ -29,9 +66,9 @@ class Seat(BaseModel):
     alive: bool = True
     out_cause: str | None = None
     out_phase: str | None = None
-    skills: dict[str, Literal["held", "used", "lost"]] = Field(default_factory=dict)
+    skills: dict[str, SkillState] = Field(default_factory=dict)
     lover_of: int | None = None
-    statuses: dict[str, Any] = Field(default_factory=dict)  # ruleset-owned flags
+    statuses: dict[str, Status] = Field(default_factory=dict)  # ruleset-owned, by name
     yellow: int = 0  # every yellow card received
     uncounted_yellow: int = 0  # of those, kept out of cards.yellow_to_red (night duty cards)
     red: bool = False
@@ -41,6 +78,40 @@ class Seat(BaseModel):
 
     def holds(self, skill: str) -> bool:
         return self.skills.get(skill) == "held"
+
+    def status(self, key: StatusKey[V]) -> V | None:
+        """The value of status `key`, None when the seat does not have it."""
+        st = self.statuses.get(key.name)
+        # The key's type is the value's: set_status takes only that (no cast(): a hot path).
+        return None if st is None else st.value  # type: ignore[return-value]
+
+    def status_info(self, key: StatusKey[Any]) -> Status | None:
+        """Status `key` with its source and phases, None when the seat does not have it."""
+        return self.statuses.get(key.name)
+
+    def set_status(self, key: StatusKey[V], value: V, *, source: int | str | None = None,
+                   since: str | None = None, until: str | None = None) -> None:
+        # Validated: the Status gets its own copy of a dict and a tuple for a list, so it
+        # shares nothing mutable with the seat (state copies share it).
+        self.statuses[key.name] = Status(value=value, source=source, since=since, until=until)
+
+    def clear_status(self, key: StatusKey[V]) -> V | None:
+        """Remove status `key`; its value, None when the seat did not have it."""
+        st = self.statuses.pop(key.name, None)
+        return None if st is None else st.value  # type: ignore[return-value]
+
+    @field_validator("statuses", mode="before")
+    @classmethod
+    def _upcast_statuses(cls, value: Any) -> Any:
+        """Snapshots stored before statuses were typed hold the plain values
+        (`{"shot_due": True}`): each becomes a Status with that value and no source or phases.
+        A stored Status is a dict with a "value" key and only Status fields; no old value was
+        such a dict (the only dict-valued status, saved skills, is keyed by skill names)."""
+        if not isinstance(value, dict):
+            return value
+        return {name: st if isinstance(st, Status) or (
+            isinstance(st, dict) and "value" in st and st.keys() <= _STATUS_FIELDS)
+            else {"value": st} for name, st in value.items()}
 
 
 class Schedule(BaseModel):

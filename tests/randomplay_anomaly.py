@@ -17,11 +17,12 @@ from randomplay import Driver, Step, Trace, pick, within
 from engine.commands import Act
 from engine.events import Event
 from engine.model import Deadline, GameState
+from rulesets.anomaly.statuses import DERIVATIVE, SHOT_DUE
 
 
 class AnomalyDriver(Driver):
     def hunters(self) -> list[int]:
-        return [s.seat for s in self.state.seats if s.statuses.get("shot_due")]
+        return [s.seat for s in self.state.seats if s.status(SHOT_DUE)]
 
     def hunted(self) -> list[int]:
         return [s.seat for s in self.state.living() if s.camp == "anomaly"]
@@ -39,7 +40,7 @@ class AnomalyDriver(Driver):
         if dl.kind == "hunter" and self.p() < self.diligence:
             self.now = max(self.now, dl.due - timedelta(minutes=2))
             for seat in dl.seats:
-                if self.state.seat(seat).statuses.get("shot_due") and not self.over:
+                if self.state.seat(seat).status(SHOT_DUE) and not self.over:
                     self.send(Act(seat=seat, skill="shoot", targets=(self.any_living(self.p()),)))
             return
         super().catch_up(dl)
@@ -72,7 +73,7 @@ class AnomalyDriver(Driver):
                 return Act(seat=seat, skill="infect", targets=(self.any_living(r),),
                            options=options)
             if r < 0.75:
-                derivatives = [s.seat for s in state.living() if s.statuses.get("derivative")]
+                derivatives = [s.seat for s in state.living() if s.status(DERIVATIVE)]
                 target = pick(derivatives, within(r, 0.55, 0.75))[0] if derivatives and \
                     r < 0.7 else self.any_living(r)
                 return Act(seat=seat, skill="bloodsight", targets=(target,))

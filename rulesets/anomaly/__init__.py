@@ -19,6 +19,17 @@ from engine.options import (
 )
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
+from rulesets.anomaly.statuses import (
+    CLASS,
+    DERIVATIVE,
+    KONGSHOU,
+    OVERLOAD_NIGHT,
+    SAVED_CAMP,
+    SAVED_SKILLS,
+    STAGE,
+    WINDOW,
+    WINDOW_PART,
+)
 from rulesets.common import shot
 from rulesets.common.options import SharedOptions
 from rulesets.common.witch import WitchNight
@@ -134,11 +145,11 @@ PASSIVE_SKILLS = ("evolve", "resonance", "zeroing")
 
 
 def _stage(st: Seat) -> str | None:
-    return st.statuses.get("stage")
+    return st.status(STAGE)
 
 
 def _is_derivative(st: Seat) -> bool:
-    return bool(st.statuses.get("derivative"))
+    return bool(st.status(DERIVATIVE))
 
 
 class Anomaly(WitchNight, Ruleset):
@@ -170,11 +181,11 @@ class Anomaly(WitchNight, Ruleset):
             st.camp = ANOMALY if st.role == "wolf-head" else NORMAL
             st.skills = {k: "held" for k in DATA["skills"][st.role]}
             if st.role == "wolf-head":
-                st.statuses["class"] = None if head_class == "none" else head_class
+                st.set_status(CLASS, None if head_class == "none" else head_class)
             else:
-                st.statuses["class"] = IDENTITY if st.role in DATA["identity_roles"] else VILLAGER
+                st.set_status(CLASS, IDENTITY if st.role in DATA["identity_roles"] else VILLAGER)
             if st.role in DATA["staged"]:
-                st.statuses["stage"] = "growth"
+                st.set_status(STAGE, "growth")
                 ctx.tell(st.seat, "StageNotice", stage="growth")
         state.data.update({"K": None, "able_at_open": {}, "night_outs": {}})
         state.camps_on_field = [c for c in (ANOMALY, NORMAL) if state.members(c)]
@@ -209,8 +220,8 @@ class Anomaly(WitchNight, Ruleset):
             phase = st.out_phase or ""
             # 归零 windows: D_N belongs to night N's window, what happens from C_N on to N+1.
             day = int(phase[1:]) if phase[1:].isdigit() else 0
-            st.statuses["window"] = day if phase.startswith("D") else day + 1
-            st.statuses["window_part"] = "day" if phase.startswith("D") else "night"
+            st.set_status(WINDOW, day if phase.startswith("D") else day + 1)
+            st.set_status(WINDOW_PART, "day" if phase.startswith("D") else "night")
             if (st.role == "elder" and st.holds("keyshield") and not _is_derivative(st)
                     and st.out_cause in ("vote", "format")):
                 _key_shield(ctx, st)
@@ -258,7 +269,7 @@ class Anomaly(WitchNight, Ruleset):
         night.data["stages"] = {str(s.seat): _stage(s) for s in state.seats if _stage(s)}
         night.data["snapshot"] = {str(s.seat): {"camp": s.camp, "role": s.role,
                                            "derivative": _is_derivative(s),
-                                           "class": s.statuses.get("class")}
+                                           "class": s.status(CLASS)}
                                   for s in state.seats}
         able = []
         head = next((s for s in state.living() if s.role == "wolf-head" and s.camp == ANOMALY
@@ -343,7 +354,7 @@ RULESET = register(Anomaly())
 
 
 def _overload_usable(ctx: Ctx, st: Seat, night: int) -> bool:
-    granted = st.statuses.get("overload_night")
+    granted = st.status(OVERLOAD_NIGHT)
     if not st.holds("overload") or granted is None:
         return False
     return _o(ctx).anomaly_overload_usable == "same_night" or granted < night
@@ -377,7 +388,7 @@ def _anomaly_able(ctx: Ctx) -> bool:
 def _class_of(ctx: Ctx, st: Seat) -> str | None:
     if _is_derivative(st) and _o(ctx).anomaly_derivative_class == "villager":
         return VILLAGER
-    return st.statuses.get("class")
+    return st.status(CLASS)
 
 
 def _key_shield(ctx: Ctx, elder: Seat) -> None:
@@ -413,8 +424,10 @@ def _shred(ctx: Ctx, hunter: Seat, target: int) -> None:
     else:
         ctx.put_out(target, "shredder")
         # The shot belongs to the hunter's own window (a day exile's shot counts for that day).
-        victim.statuses["window"] = hunter.statuses.get("window")
-        victim.statuses["window_part"] = hunter.statuses.get("window_part")
+        window, part = hunter.status(WINDOW), hunter.status(WINDOW_PART)
+        assert window is not None and part is not None  # on_out gave the out hunter both
+        victim.set_status(WINDOW, window)
+        victim.set_status(WINDOW_PART, part)
 
 
 def _slot_key(skill: str, seat: int) -> str:
@@ -459,7 +472,7 @@ def _act_bloodsight(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None
 
 def _bloodsight_valid(ctx: Ctx, target: int) -> bool:
     st = ctx.state.seat(target)
-    ever = st.statuses.get("overload_night") is not None
+    ever = st.status(OVERLOAD_NIGHT) is not None
     return (st.alive and _is_derivative(st) and st.camp == ANOMALY
             and (not ever or (_o(ctx).anomaly_bloodsight_regrant and not st.holds("overload"))))
 
@@ -504,7 +517,7 @@ def _seer_label(ctx: Ctx, seer: Seat, target: int) -> str:
     else:
         tst = ctx.state.seat(target)
         snap = {"camp": tst.camp, "role": tst.role, "derivative": _is_derivative(tst),
-                "class": tst.statuses.get("class")}
+                "class": tst.status(CLASS)}
     labels = DATA["seer_labels"]
     attribute = labels["attribute"]["abnormal" if snap["camp"] == ANOMALY else "normal"]
     mode = _o(ctx).anomaly_seer_identity_feedback
@@ -618,14 +631,14 @@ class _Pipeline:
         # R3 complete firewall, then tonight's 空守 mark
         if firewall is not None and guard is not None:
             ft = self.state.seat(firewall)
-            marks = ft.statuses.get("kongshou", [])
+            marks = ft.status(KONGSHOU) or ()
             if (self.stages.get(guard) == "complete" and any(m < self.n for m in marks)
                     and ft.alive and ft.role != "elder"):
                 ctx.put_out(firewall, "firewall")
             rule = _o(ctx).anomaly_kongshou_def
             if (rule == "guarded_any" or (rule == "guarded_not_infected" and firewall != infect)
                     or (rule == "firewall_had_no_effect" and not converted_blocked_by_firewall)):
-                ft.statuses["kongshou"] = [*marks, self.n]
+                ft.set_status(KONGSHOU, (*marks, self.n))
         # R4 overloads, in submission order
         uses = sorted((use for k in self.night.slots if k.startswith("overload:")
                        if (use := self.sub(k)) is not None and use.targets),
@@ -722,9 +735,9 @@ class _Pipeline:
 
     def convert(self, st: Seat) -> None:
         ctx = self.ctx
-        st.statuses["derivative"] = True
-        st.statuses["saved_skills"] = dict(st.skills)
-        st.statuses["saved_camp"] = st.camp
+        st.set_status(DERIVATIVE, True)
+        st.set_status(SAVED_SKILLS, dict(st.skills))
+        st.set_status(SAVED_CAMP, st.camp)
         st.camp = ANOMALY
         if not _o(ctx).anomaly_derivative_keeps_role_skills:
             st.skills = {k: "lost" for k in st.skills}
@@ -759,8 +772,8 @@ class _Pipeline:
         if not ts.alive or not allowed or ts.camp != ANOMALY:
             return
         ts.camp = NORMAL
-        ts.statuses["derivative"] = False
-        saved = ts.statuses.pop("saved_skills", {})
+        ts.set_status(DERIVATIVE, False)
+        saved = ts.clear_status(SAVED_SKILLS) or {}
         if ts.role == "wolf-head":
             ts.skills = {k: "lost" for k in ts.skills}
         elif _o(ctx).anomaly_cure_restores_role_skills:
@@ -773,7 +786,7 @@ class _Pipeline:
     def grant(self, target: int) -> None:
         ts = self.state.seat(target)
         ts.skills["overload"] = "held"
-        ts.statuses["overload_night"] = self.n
+        ts.set_status(OVERLOAD_NIGHT, self.n)
         if _o(self.ctx).anomaly_derivative_notified in (True, "on_overload_only"):
             self.ctx.tell(target, "OverloadGranted")
 
@@ -801,7 +814,7 @@ class _Pipeline:
         if stage is None or stage == "complete":
             return False
         new = STAGES[STAGES.index(stage) + 1]
-        st.statuses["stage"] = new
+        st.set_status(STAGE, new)
         if _o(self.ctx).anomaly_lost_skill_regained_on_evolve:
             for skill, status in st.skills.items():
                 if status == "lost" and skill in DATA["skills"][st.role] and not _is_derivative(
@@ -829,8 +842,8 @@ class _Pipeline:
         window_only_day = _o(ctx).anomaly_zeroing_window == "day_only"
         counted = [s for s in self.state.seats if not s.alive
                    and s.out_cause not in ANOMALY_CAUSES and s.out_cause != "zeroing"
-                   and s.statuses.get("window") == self.n
-                   and (not window_only_day or s.statuses.get("window_part") == "day")]
+                   and s.status(WINDOW) == self.n
+                   and (not window_only_day or s.status(WINDOW_PART) == "day")]
         if len(counted) < 2:
             return
         new_ok = _o(ctx).anomaly_zeroing_applies_new_complete

@@ -8,18 +8,18 @@ from collections.abc import Callable
 
 from engine.commands import Act
 from engine.context import Ctx
-from engine.model import DeadlineKind, Seat
+from engine.model import DeadlineKind, Seat, StatusKey
 from engine.options import duration_minutes
 
 KIND = "hunter"  # the deadline kind, and the duty named in reminders and missed duties
 # Reminded, owed when out, extendable; it fires before a same-time sheriff handover
 # (A-HUNTER-3: the hunter-sheriff shoots first, then hands over).
 DEADLINE_KIND = DeadlineKind(3, reminded=True, outlives_out=True, extendable=True)
-DUE = "shot_due"  # the seat status while the shot is owed
+SHOT_DUE = StatusKey[bool]("shot_due")  # the out hunter owes his shot
 
 
 def is_due(st: Seat) -> bool:
-    return bool(st.statuses.get(DUE))
+    return bool(st.status(SHOT_DUE))
 
 
 def owe(ctx: Ctx, st: Seat, *, day_rule: str, night_rule: str) -> None:
@@ -28,7 +28,7 @@ def owe(ctx: Ctx, st: Seat, *, day_rule: str, night_rule: str) -> None:
     or a duration after now)."""
     state = ctx.state
     day = max(state.day, 1)
-    st.statuses[DUE] = True
+    st.set_status(SHOT_DUE, True)
     if state.phase.startswith("D"):
         offset = ctx.o.deadlines_after_exile if day_rule == "close_plus_30" else \
             duration_minutes(day_rule)
@@ -43,7 +43,7 @@ def owe(ctx: Ctx, st: Seat, *, day_rule: str, night_rule: str) -> None:
 
 def cancel(ctx: Ctx, st: Seat) -> bool:
     """The owed shot is gone (its skill lost before it was used); whether one was owed."""
-    if not st.statuses.pop(DUE, None):
+    if not st.clear_status(SHOT_DUE):
         return False
     ctx.remove_deadline(f"{KIND}:{st.seat}")
     return True
@@ -53,7 +53,7 @@ def missed(ctx: Ctx, seats: list[int], *, skill: str, yellow: bool) -> None:
     """The deadline passed: the shot is given up, with a card if `yellow`."""
     for n in seats:
         st = ctx.state.seat(n)
-        if st.statuses.pop(DUE, None):
+        if st.clear_status(SHOT_DUE):
             st.skills[skill] = "lost"
             ctx.tell_duty(n, "ShotForfeited")
             ctx.missed(n, KIND, yellow)
@@ -64,9 +64,9 @@ def fire(ctx: Ctx, st: Seat, cmd: Act, *, skill: str,
          hit: Callable[[Ctx, Seat, int], None]) -> None:
     """`shoot T` (or `pass`: given up) while the shot is owed; `hit` puts T out (or not). The
     badge held for the shooter passes after it (A-HUNTER-3)."""
-    if not st.statuses.get(DUE):
+    if not st.status(SHOT_DUE):
         ctx.reject("no_shot_due")
-    st.statuses.pop(DUE)
+    st.clear_status(SHOT_DUE)
     ctx.remove_deadline(f"{KIND}:{st.seat}")
     st.skills[skill] = "used"
     if cmd.skill == "pass":

@@ -28,6 +28,7 @@ from engine.commands import (
     LastWords,
     Vote,
 )
+from rulesets.anomaly.statuses import SHOT_DUE
 
 SECOND = timedelta(seconds=1)
 
@@ -259,9 +260,9 @@ def test_p_dl_6_anomaly_hunter_exiled_has_until_close_plus_30_no_card(bot: Bot) 
     assert not bot.state().seat(6).alive
     assert bot.jobs()["g1:hunter:6"] == bot.at(2, 21, 30)
     bot.run_until(bot.at(2, 21, 30) - SECOND)
-    assert bot.state().seat(6).statuses.get("shot_due")
+    assert bot.state().seat(6).status(SHOT_DUE)
     bot.to(2, 21, 30)
-    assert not bot.state().seat(6).statuses.get("shot_due")
+    assert not bot.state().seat(6).status(SHOT_DUE)
     out = bot.say(Act(seat=6, skill="shoot", targets=(12,)))
     assert out.rejection is not None and bot.state().seat(12).alive
     assert not cards(bot)  # anomaly.hunter_yellow = false
@@ -285,12 +286,12 @@ def test_p_dl_6_anomaly_hunter_out_at_night_has_until_the_next_open(bot: Bot) ->
                                                                targets=(6,))):
         assert bot.say(cmd).accepted, cmd
     state = bot.state()
-    assert state.seat(6).out_cause == "format" and state.seat(6).statuses.get("shot_due")
+    assert state.seat(6).out_cause == "format" and state.seat(6).status(SHOT_DUE)
     assert bot.jobs()["g1:hunter:6"] == bot.at(4, 9)
     bot.run_until(bot.at(4, 9) - SECOND)
-    assert bot.state().seat(6).statuses.get("shot_due")
+    assert bot.state().seat(6).status(SHOT_DUE)
     bot.to(4, 9)
-    assert not bot.state().seat(6).statuses.get("shot_due") and not cards(bot)
+    assert not bot.state().seat(6).status(SHOT_DUE) and not cards(bot)
     assert bot.ticks().count("hunter:6") == 1
     assert_ticks_once(bot)
 
