@@ -34,6 +34,8 @@ class Role:
     # Night skill words -> handlers; they fill the slot `slot` ("{seat}" is the actor's seat).
     night_skills: Mapping[str, NightSkill] = field(default_factory=dict)
     slot: str | None = None
+    # A skill filling another slot than `slot` (anomaly's 过载, "overload:{seat}").
+    skill_slots: Mapping[str, str] = field(default_factory=dict)
     # Skill words used by a living character outside the night slots (Cupid's link).
     skills: Mapping[str, DirectSkill] = field(default_factory=dict)
     # A command this role takes before anything else is checked (a duty that outlives going
@@ -48,6 +50,7 @@ class Role:
     passed: Callable[[Ctx, Seat, Act], None] | None = None
     # Its steps of the night resolution, named "role.step" in data.yaml night_resolution.
     steps: Mapping[str, Step] = field(default_factory=dict)
+    on_out: Callable[[Ctx, Seat], None] | None = None  # the same atomic change as going out
     after_out: Callable[[Ctx, Seat], None] | None = None  # after the CHECK of going out
     may_handover: Callable[[Ctx, Seat], bool] | None = None  # may the badge pass now?
     deadline_kinds: Mapping[str, DeadlineKind] = field(default_factory=dict)
@@ -123,8 +126,9 @@ class RoleBook:
             for word, handler in role.night_skills.items():
                 self.night_skills[word] = (role, handler)
             self.direct.update(role.skills)
-            if role.slot:
-                self.slot_owner[role.slot.split(":")[0]] = role
+            for slot in (role.slot, *role.skill_slots.values()):
+                if slot:
+                    self.slot_owner[slot.split(":")[0]] = role
             for kind, spec in role.deadline_kinds.items():
                 kinds[kind] = spec
                 self.kind_owner[kind] = role
@@ -132,6 +136,7 @@ class RoleBook:
         self.out_causes = tuple(c for r in self.roles.values() for c in r.out_causes)
         self.claimants = [r for r in self.roles.values() if r.claims]
         self.out_hooks = [r for r in self.roles.values() if r.after_out]
+        self.on_out_hooks = [r for r in self.roles.values() if r.on_out]
         self.handover_hooks = [r for r in self.roles.values() if r.may_handover]
 
     # setup --------------------------------------------------------------------
@@ -165,8 +170,9 @@ class RoleBook:
         if entry is None:
             ctx.reject("unknown_skill", skill=cmd.skill)
         role, skill = entry
-        assert role.slot is not None
-        slot = ctx.slot_for(cmd, role.slot.format(seat=cmd.seat))
+        key = role.skill_slots.get(cmd.skill, role.slot)
+        assert key is not None
+        slot = ctx.slot_for(cmd, key.format(seat=cmd.seat))
         skill(ctx, st, slot, cmd, cmd.targets[0] if cmd.targets else None)
 
     def pass_all(self, ctx: Ctx, st: Seat, cmd: Act) -> None:
@@ -187,9 +193,8 @@ class RoleBook:
         role = self.slot_owner.get(slot.key.split(":")[0])
         if role is not None and role.expired is not None:
             role.expired(ctx, slot)
-        elif slot.sub is None:
-            for n in slot.seats:
-                ctx.missed(n, slot.key.split(":")[0], slot.yellow)
+        else:
+            missed_if_unanswered(ctx, slot)
 
     def resolve_night(self, ctx: Ctx, res: Resolution | None = None) -> None:
         res = res or Resolution.start(ctx)
@@ -197,6 +202,13 @@ class RoleBook:
             step(ctx, res)
 
     # going out and deadlines ------------------------------------------------------
+    def on_out(self, ctx: Ctx, seats: list[int]) -> None:
+        for n in seats:
+            st = ctx.state.seat(n)
+            for role in self.on_out_hooks:
+                assert role.on_out is not None
+                role.on_out(ctx, st)
+
     def after_out(self, ctx: Ctx, seats: list[int]) -> None:
         for n in seats:
             st = ctx.state.seat(n)
@@ -213,3 +225,10 @@ class RoleBook:
         role = self.kind_owner.get(deadline.kind)
         if role is not None and role.deadline is not None:
             role.deadline(ctx, deadline)
+
+
+def missed_if_unanswered(ctx: Ctx, slot: Slot) -> None:
+    """A slot past its deadline with no answer: its seats missed the duty (the slot's key)."""
+    if slot.sub is None:
+        for n in slot.seats:
+            ctx.missed(n, slot.key.split(":")[0], slot.yellow)

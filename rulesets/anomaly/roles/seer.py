@@ -1,0 +1,27 @@
+"""预言家 (A-SEER): one check a night; the result at once, or after the resolution
+(anomaly.seer_snapshot=after_resolution, told by the pipeline)."""
+
+from __future__ import annotations
+
+from engine.commands import Act
+from engine.context import Ctx
+from engine.model import Seat, Slot
+from rulesets.anomaly.base import NORMAL, seer_label
+from rulesets.anomaly.options import opts
+from rulesets.common.roles import Role
+from rulesets.common.skills import check_once, open_slot
+
+
+def _open(ctx: Ctx) -> None:
+    seer = next((s for s in ctx.state.living() if s.role == "seer" and s.camp == NORMAL), None)
+    if seer is not None and seer.holds("see"):
+        open_slot(ctx, "see", seer, ctx.night_deadline(), ctx.rs.procedures_apply(ctx))
+
+
+def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
+    target = check_once(ctx, st, slot, cmd, target, self_check=False)
+    if opts(ctx).anomaly_seer_snapshot == "night_open":
+        ctx.tell(st.seat, "SeerResult", target=target, label=seer_label(ctx, st, target))
+
+
+ROLE = Role(name="seer", night_skills={"see": _act_see}, slot="see", open_night=_open)
