@@ -60,9 +60,10 @@ class Role:
 
 @dataclass
 class Resolution:
-    """One night's resolution: the submissions as they stood when it began (an actor who goes
-    out during it keeps his action or loses it per G-RES-5, judged once, at the start), and the
-    marks steps leave for later steps (the guard's shield, the antidote)."""
+    """One night's resolution: the submissions that count, judged once when it began (with
+    resolve.locked_actions=false those of actors already out are dropped, AMB-G-06 (b); one who
+    goes out during the resolution keeps his), and the marks steps leave for later steps (the
+    guard's shield, the antidote)."""
 
     ctx: Ctx
     subs: dict[str, Submission] = field(default_factory=dict)
@@ -79,7 +80,7 @@ class Resolution:
             if not ctx.o.resolve_locked_actions:
                 actor = state.seat(sub.by)
                 if not actor.alive:
-                    continue  # AMB-G-06 (b): drop actions of actors who are gone
+                    continue
             res.subs[key] = sub
         return res
 
