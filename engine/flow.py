@@ -82,8 +82,9 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
 
 
 def maybe_resolve(ctx: Ctx) -> None:
-    night = ctx.state.night
-    if (night and not night.resolved and ctx.state.phase.startswith("N")
+    # (read only, so that a command that changes nothing at night copies no night)
+    night = ctx.view("night")
+    if (ctx.state.phase.startswith("N") and night and not night.resolved
             and ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
         _resolve(ctx)
 

@@ -11,11 +11,11 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.clone import SHARED
+from engine.clone import SHARED, lazy_field, view
 
 OUT_CAUSES = ("vote", "kill", "poison", "lovers", "red-card", "infect", "overload",
               "patricide", "format", "firewall", "shredder", "zeroing")
@@ -243,6 +243,18 @@ class GameState(BaseModel):
 
     def seat(self, n: int) -> Seat:
         return self.seats[n - 1]
+
+    if not TYPE_CHECKING:  # (mypy would accept any attribute name on a state)
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for a field missing from __dict__: a command's working copy copies
+            # its containers on first use (engine.clone.working_copy).
+            return lazy_field(self, name)
+
+    def peek(self, n: int) -> Seat:
+        """Seat `n` to read, never to change: in a command's working copy it may still be the
+        caller's own seat (`engine.clone.SeatsOnDemand`); `seat(n)` gives the one to change."""
+        seats: list[Seat] = view(self, "seats")
+        return list.__getitem__(seats, n - 1)
 
     def living(self) -> list[Seat]:
         return [s for s in self.seats if s.alive]
