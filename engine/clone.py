@@ -22,6 +22,7 @@ The copy equals the original (`==`, `model_dump()`), and has the same `model_fie
 from __future__ import annotations
 
 import copy
+import operator
 import types
 import typing
 from collections.abc import Callable
@@ -278,6 +279,7 @@ class _Plan:
             if fn is not None:
                 self.lazy[name] = fn
         self.eager = tuple(n for n in self.fields if n not in self.lazy)
+        self.get_eager = operator.itemgetter(*self.eager)
 
 
 _PLANS: dict[type, _Plan] = {}
@@ -302,7 +304,7 @@ def working_copy(state: Any) -> Any:
     plan = _plan(type(state))
     src = state.__dict__
     n = _new(type(state))
-    _set(n, "__dict__", {name: src[name] for name in plan.eager})
+    _set(n, "__dict__", dict(zip(plan.eager, plan.get_eager(src), strict=True)))
     _set(n, "__pydantic_fields_set__", state.__pydantic_fields_set__.copy())
     _set(n, "__pydantic_extra__", None)
     _set(n, "__pydantic_private__", _Source(state, plan))
@@ -339,9 +341,10 @@ def settle(work: Any) -> None:
     src = object.__getattribute__(work, "__pydantic_private__")
     if type(src) is not _Source:
         return  # another mechanism (bench/engine.py --copy)
-    d = work.__dict__
-    sd = src.model.__dict__
-    new = {name: d[name] if name in d else sd[name] for name in src.plan.fields}
+    # The source's fields in field order (pydantic dumps in __dict__ order), overwritten by
+    # the copy's: dict.update keeps each key where it was.
+    new = src.model.__dict__.copy()
+    new.update(work.__dict__)
     seats = new.get("seats")
     if seats is not None and type(seats) is not list:
         new["seats"] = list.copy(seats)

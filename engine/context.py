@@ -215,7 +215,7 @@ class Ctx:
     # deadlines ---------------------------------------------------------
     def due(self, anchor: Anchor, day: int, offset_min: int,
             at: datetime | None = None) -> datetime:
-        sch = self.state.schedule
+        sch = self.view("schedule")  # read only
         if anchor == "open":
             base = sch.open_at(day)
         elif anchor == "close":
@@ -257,7 +257,11 @@ class Ctx:
             anchor="at", offset_min=before, due=due, parent=dl.id))
 
     def remove_deadline(self, ident: str) -> None:
-        self.drop_deadlines(lambda d: d.id == ident)
+        """Remove deadline `ident`, with its reminder (`drop_deadlines`, without a call per
+        deadline, and without copying the list when there is no such deadline)."""
+        if any(d.id == ident for d in self.view("deadlines")):
+            self.state.deadlines = [d for d in self.state.deadlines
+                                    if d.id != ident and d.parent != ident]
 
     def drop_deadlines(self, which: Any) -> None:
         """Remove the deadlines `which(d)` selects, with their reminders."""
@@ -451,7 +455,7 @@ class Ctx:
 
     def red_card_successor(self) -> None:
         policy = self.rs.red_card_successor(self)
-        living = [s.seat for s in self.state.living()]
+        living = self.state.living_numbers()
         if policy == "random" and living:
             self.set_sheriff(self.rand_choice(living, "sheriff_successor"), "random")
 
@@ -471,14 +475,15 @@ class Ctx:
         state = self.state
         if state.winner:
             raise GameOver
-        lost_before = list(state.camps_lost)
-        unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
+        # (read only until a camp is lost: a CHECK that finds nothing copies nothing)
+        lost_before = list(self.view("camps_lost"))
+        unlost = [c for c in self.view("camps_on_field") if c not in lost_before]
         if not self.o.check_lose_first:
             for camp in unlost:
                 if self.rs.camp_wins(self, camp):
                     self.declare(camp)
         newly = [c for c in unlost
-                 if c in state.camps_surrendered or self.rs.camp_lost(self, c)]
+                 if c in self.view("camps_surrendered") or self.rs.camp_lost(self, c)]
         for camp in newly:
             state.camps_lost.append(camp)
             self.note("CampLost", camp=camp)

@@ -52,7 +52,7 @@ def owing_seats(ctx: Ctx, dl: Deadline) -> list[int]:
     """Who still owes an action for deadline `dl` (for reminders)."""
     state = ctx.state
     if dl.kind == "day_close":
-        return [s.seat for s in state.living() if not state.votes.get(s.seat)]
+        return [n for n in state.living_numbers() if not state.votes.get(n)]
     if dl.kind == "handover":
         return [state.handover_due] if state.handover_due in dl.seats else []
     if dl.kind == "night" and state.night is not None:
@@ -112,7 +112,7 @@ def _open_day(ctx: Ctx, day: int) -> None:
     outs = news.get("outs", [])
     ctx.announce("DayOpened", day=day, outs=outs, cards=news.get("cards", []),
                  roles={n: state.seat(n).role for n in outs} if reveal else {},
-                 alive=[s.seat for s in state.living()])
+                 alive=state.living_numbers())
     ctx.add_deadline("day_close", day, "close")
 
 
@@ -122,7 +122,7 @@ def _close_day(ctx: Ctx, day: int) -> None:
     if state.data.get("revote"):
         _close_revote(ctx, day)
         return
-    voters = {s.seat for s in state.living()}
+    voters = set(state.living_numbers())
     sheriff = state.sheriff if state.sheriff in voters else None
     weights = {sheriff: 2} if sheriff else {}
     abstain_key = ctx.o.votes_abstain_as_candidate
@@ -191,7 +191,7 @@ def _close_revote(ctx: Ctx, day: int) -> None:
     """The PK revote's result: the one top candidate goes out; a second tie exiles nobody."""
     state = ctx.state
     candidates = set(state.data.pop("revote")["candidates"])
-    voters = {s.seat for s in state.living()} - candidates
+    voters = set(state.living_numbers()) - candidates
     sheriff = state.sheriff if state.sheriff in voters else None
     t = tally(state.votes, voters, {sheriff: 2} if sheriff else {},
               {c for c in candidates if state.seat(c).alive})

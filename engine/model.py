@@ -259,11 +259,18 @@ class GameState(BaseModel):
     def living(self) -> list[Seat]:
         return [s for s in self.seats if s.alive]
 
+    def living_numbers(self) -> list[int]:
+        """The numbers of the living seats, in order: `[s.seat for s in living()]`, read
+        without copying a seat in a working copy (see `peek`)."""
+        seats: list[Seat] = view(self, "seats")
+        return [s.seat for s in list.copy(seats) if s.alive]
+
     def members(self, camp: str, living: bool = True) -> list[Seat]:
         return [s for s in self.seats if s.camp == camp and (s.alive or not living)]
 
     def deadline(self, deadline_id: str) -> Deadline | None:
-        return next((d for d in self.deadlines if d.id == deadline_id), None)
+        deadlines: list[Deadline] = view(self, "deadlines")  # read only (frozen deadlines)
+        return next((d for d in deadlines if d.id == deadline_id), None)
 
     @property
     def over(self) -> bool:
@@ -274,5 +281,11 @@ class GameState(BaseModel):
         """The deadline to fire next; none while the game is over or paused."""
         if not self.deadlines or self.over or self.paused_at is not None:
             return None
+        deadlines: list[Deadline] = view(self, "deadlines")  # read only
+        # The earliest time first (one pass, no key function), the full order only for a tie.
+        due = min([d.due for d in deadlines])
+        tied = [d for d in deadlines if d.due == due]
+        if len(tied) == 1:
+            return tied[0]
         order = _ORDERS.get(self.ruleset) or _deadline_order(self.ruleset)
-        return min(self.deadlines, key=lambda d: (d.due, order.get(d.kind, 9), d.id))
+        return min(tied, key=lambda d: (d.due, order.get(d.kind, 9), d.id))

@@ -111,7 +111,7 @@ def _change_refusal(ctx: Ctx, posts: list[VotePost]) -> str | None:
     state = ctx.state
     if ctx.view("data").get("revote") or any(p.change for p in posts):
         return "change_used"
-    close = state.schedule.close_at(state.day)
+    close = ctx.view("schedule").close_at(state.day)
     if ctx.now > close - timedelta(minutes=ctx.o.deadlines_change_freeze):
         return "change_last_hour"
     return None
@@ -121,7 +121,7 @@ def proxy(ctx: Ctx, cmd: JudgeProxy) -> None:
     state = ctx.state
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
-    if ctx.now > state.schedule.close_at(state.day) - timedelta(
+    if ctx.now > ctx.view("schedule").close_at(state.day) - timedelta(
             minutes=ctx.o.deadlines_proxy_cutoff):
         ctx.reject("proxy_too_late")
     mode = "change" if state.votes.get(cmd.seat) else "vote"

@@ -188,6 +188,13 @@ class Driver:
                  schedule: dict[str, Any] | None = None, ruleset: str = "classic",
                  players: int = 12) -> None:
         self.rnd = rnd
+        # One draw per decision (`p`): for a plain random.Random, randrange(n) is exactly
+        # _randbelow(n) (CPython's random.py), without its argument checks; Hypothesis' randoms
+        # keep their own randrange.
+        self._below: Callable[[int], int] = (
+            rnd._randbelow if type(rnd) is random.Random else rnd.randrange)  # type: ignore[attr-defined]
+        self._living_of: GameState | None = None  # the state `_living` was computed for
+        self._living: list[int] = []
         args, self.state, events = start_game(seed, options, roles, schedule, ruleset, players)
         # the longest "little" wait: a quarter of a day
         self.wait = max(4, (schedule or {}).get("day_minutes", 720) // 4)
@@ -207,7 +214,7 @@ class Driver:
     def p(self) -> float:
         """A uniform number in [0, 1), one draw. (Hypothesis' floats cluster at 0.0; its integers
         do not, much.) Decisions split one draw into parts with `pick` and `within`."""
-        return self.rnd.randrange(10**6) / 10**6
+        return self._below(1000000) / 1000000
 
     # the one door to the engine ---------------------------------------------------
     def send(self, cmd: Any) -> Rejection | None:
@@ -343,7 +350,12 @@ class Driver:
 
     # legal commands ----------------------------------------------------------------------
     def living(self) -> list[int]:
-        return [s.seat for s in self.state.living()]
+        """The living seats, computed once per state (a state never changes: every accepted
+        command gives a new one). Callers never change the list."""
+        if self._living_of is not self.state:
+            self._living_of = self.state
+            self._living = self.state.living_numbers()
+        return self._living
 
     def any_living(self, r: float, *, none: bool = False) -> int | None:
         """A living seat, or (when `none`) sometimes nobody."""
