@@ -262,8 +262,17 @@ class GameState(BaseModel):
     def living_numbers(self) -> list[int]:
         """The numbers of the living seats, in order: `[s.seat for s in living()]`, read
         without copying a seat in a working copy (see `peek`)."""
+        return [s.seat for s in self.peek_seats() if s.alive]
+
+    def peek_seats(self) -> list[Seat]:
+        """All seats to read, never to change (see `peek`): a scan that only looks (the
+        CHECK's camp counts) copies no seat of a working copy."""
         seats: list[Seat] = view(self, "seats")
-        return [s.seat for s in list.copy(seats) if s.alive]
+        return list.copy(seats)
+
+    def peek_members(self, camp: str, living: bool = True) -> list[Seat]:
+        """`members`, to read only (see `peek_seats`)."""
+        return [s for s in self.peek_seats() if s.camp == camp and (s.alive or not living)]
 
     def members(self, camp: str, living: bool = True) -> list[Seat]:
         return [s for s in self.seats if s.camp == camp and (s.alive or not living)]
