@@ -263,7 +263,8 @@ class Driver:
                 self.catch_up(dl)
                 if self.over:
                     return
-                if self.state.next_deadline() != dl:
+                nxt = self.state.next_deadline()
+                if nxt is not dl and nxt != dl:  # (identity first: pydantic's == is slow)
                     continue
             self.now = max(self.now, dl.due)
             self.send(Tick(deadline_id=dl.id))
@@ -427,7 +428,6 @@ class Driver:
         living = self.living()
         waiting = [n for n in living if not state.votes.get(n)]
         voted = [n for n in living if state.votes.get(n)]
-        may_change = [n for n in voted if not any(p.change for p in state.votes[n])]
         if waiting and r < 0.8:
             seat, r = pick(waiting, within(r, 0, 0.8))
             return Vote(seat=seat, mode="vote", target=self.vote_target(r))
@@ -446,7 +446,8 @@ class Driver:
         if r >= 0.86 and voted:  # a player's 更正, for the judge to rule on (AMB-P-09)
             seat, r = pick(voted, within(r, 0.86, 0.89))
             return Vote(seat=seat, mode="request_correct", target=self.vote_target(r))
-        if r < 0.5 and may_change:
+        if r < 0.5 and (may_change := [n for n in voted  # only when it can be used
+                                       if not any(p.change for p in state.votes[n])]):
             seat, r = pick(may_change, within(r, 0, 0.5))
             return Vote(seat=seat, mode="change", target=self.vote_target(r))
         return None
