@@ -1,8 +1,11 @@
 """The game state. Plain pydantic data; the engine never mutates a state it was given.
 
-`handle` works on `engine.clone.clone(state)`, which shares what cannot change: the frozen models
-below (a deadline, a vote post, a correction request is replaced, never changed in place, its
-lists included) and the options (fixed when the game is created).
+`handle` works on `engine.clone.working_copy(state)`, which shares what cannot change: the frozen
+models below (a deadline, a vote post, a correction request is replaced, never changed in place,
+its lists included) and the options (fixed when the game is created), and copies every other
+field when the command first reads it, each seat when it is first handed out. So states share
+the fields and seats a command never read: nothing may change a state outside `handle`. Code
+that only looks uses `peek`, `peek_seats`, `peek_members`, `living_numbers` (no copy).
 """
 
 from __future__ import annotations
