@@ -49,6 +49,7 @@ import randomplay  # noqa: E402  (tests/ holds the shared random driver)
 import randomplay_anomaly  # noqa: E402
 
 import engine.dispatch  # noqa: E402
+from engine.clone import clone  # noqa: E402
 from engine.model import GameState  # noqa: E402
 
 # How handle() copies the state it works on: the engine's own mechanism, or an alternative to
@@ -57,6 +58,7 @@ from engine.model import GameState  # noqa: E402
 # the engine costs, i.e. the best that validate-then-mutate or a change journal could reach.
 COPIES: dict[str, Any] = {
     "engine": engine.dispatch.working_copy,
+    "clone": clone,  # every seat copied for every command (the mechanism before SeatsOnDemand)
     "deepcopy": lambda s: s.model_copy(deep=True),
     "dump-validate": lambda s: GameState.model_validate(s.model_dump()),
     "pickle": lambda s: pickle.loads(pickle.dumps(s, pickle.HIGHEST_PROTOCOL)),

@@ -23,6 +23,7 @@ The copy equals the original (`==`, `model_dump()`), and has the same `model_fie
 from __future__ import annotations
 
 import copy
+import operator
 import types
 import typing
 from collections.abc import Callable
@@ -123,8 +124,9 @@ def _expr(tp: Any, var: str, ns: dict[str, Any], depth: int = 0) -> str | None:
     return f"_deepcopy({var})"
 
 
-def _compile(cls: type[BaseModel]) -> Callable[[Any], Any]:
-    """Write and compile the copy function of model class `cls`."""
+def _compile(cls: type[BaseModel], skip: frozenset[str] = frozenset()) -> Callable[[Any], Any]:
+    """Write and compile the copy function of model class `cls`; the fields in `skip` are left
+    shared (the caller replaces them)."""
     if cls.model_config.get("extra") == "allow" or cls.__private_attributes__:
         raise TypeError(f"{cls.__name__}: clone() plans models without extras or privates")
     hints = typing.get_type_hints(cls, include_extras=True)
@@ -133,6 +135,8 @@ def _compile(cls: type[BaseModel]) -> Callable[[Any], Any]:
                           "_set": object.__setattr__, "_cls": cls}
     lines = ["def copy_model(m):", "    d = m.__dict__.copy()"]
     for name in cls.model_fields:
+        if name in skip:
+            continue
         expr = _expr(hints[name], "v", ns)
         if expr is not None:
             lines += [f"    v = d[{name!r}]", f"    d[{name!r}] = {expr}"]
@@ -158,6 +162,201 @@ def clone(model: Any) -> Any:
     if fn is None:
         fn = _COPIERS[type(model)] = _compile(type(model))
     return fn(model)
+
+
+_PARTIAL: dict[tuple[type, frozenset[str]], Callable[[Any], Any]] = {}
+
+
+def clone_except(model: Any, skip: frozenset[str]) -> Any:
+    """`clone(model)`, but the fields in `skip` still hold the very objects of `model`: the
+    caller replaces them (the working copy's seats, `SeatsOnDemand`)."""
+    key = (type(model), skip)
+    fn = _PARTIAL.get(key)
+    if fn is None:
+        fn = _PARTIAL[key] = _compile(type(model), skip)
+    return fn(model)
+
+
+class SeatsOnDemand(list[Any]):
+    """The seats of a command's working copy: each seat is copied the first time it is read.
+
+    Most commands read one or two seats (a vote, a night action) and write fewer; copying all
+    twelve for every command was half of the engine's time. This list starts with the very
+    seat objects of the caller's state and replaces a seat by its `clone` the first time rule
+    code can get hold of it (`seats[i]`, `state.seat(n)`, iteration, slices, `pop`, `copy`):
+    every reference handed out is a private copy, so whatever is done with it cannot reach the
+    caller's state. Seats never read are still the caller's objects, shared with the new state;
+    nothing writes to a seat outside `handle`, and `handle` only ever writes a copy.
+
+    `GameState.peek(n)` reads a seat without copying it, for code that only reads attributes.
+    `settle` turns it back into a plain list at the end of the command.
+    """
+
+    __slots__ = ("_shared",)
+
+    def __init__(self, seats: list[Any]) -> None:
+        super().__init__(seats)
+        self._shared = {id(s) for s in seats}  # the caller's seats, not copied yet
+
+    def _own(self, i: int) -> Any:
+        seat = list.__getitem__(self, i)
+        if id(seat) in self._shared:
+            self._shared.discard(id(seat))
+            seat = clone(seat)
+            list.__setitem__(self, i, seat)
+        return seat
+
+    def __getitem__(self, i: Any) -> Any:
+        if type(i) is int and not self._shared:
+            return list.__getitem__(self, i)
+        if isinstance(i, slice):
+            return [self._own(j) for j in range(*i.indices(len(self)))]
+        return self._own(i)
+
+    def __iter__(self) -> Any:
+        if self._shared:
+            for i in range(len(self)):
+                self._own(i)
+        return list.__iter__(self)
+
+    def __reversed__(self) -> Any:
+        return reversed(list(self))
+
+    def copy(self) -> list[Any]:
+        return list(self)
+
+    def pop(self, i: Any = -1) -> Any:
+        self._own(i)
+        return list.pop(self, i)
+
+    def __add__(self, other: Any) -> list[Any]:
+        return list(self) + list(other)
+
+    def __mul__(self, n: Any) -> list[Any]:
+        return list(self) * n
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        list(self)  # the key function gets copies
+        list.sort(self, *args, **kwargs)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (list, (list(self),))
+
+
+class _Source:
+    """`__pydantic_private__` of a working copy (a model without private attributes): the
+    state it copies, whose containers it has not copied yet."""
+
+    __slots__ = ("model", "plan")
+
+    def __init__(self, model: Any, plan: _Plan) -> None:
+        self.model = model
+        self.plan = plan
+
+
+def _field_copier(cls: type[BaseModel], name: str) -> Callable[[Any], Any] | None:
+    """The copy function of one field of `cls` (None: an immutable value, shared)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    ns: dict[str, Any] = {"_json": copy_json, "_json_dict": copy_json_dict, "_clone": clone,
+                          "_deepcopy": copy.deepcopy}
+    expr = _expr(hints[name], "v", ns)
+    if expr is None:
+        return None
+    exec(compile(f"def copy_field(v):\n    return {expr}\n",  # noqa: S102 (our own text)
+                 f"<clone {cls.__name__}.{name}>", "exec"), ns)
+    fn: Callable[[Any], Any] = ns["copy_field"]
+    return fn
+
+
+class _Plan:
+    """How the working copy of a model class is made: which fields are shared at once (atoms,
+    frozen models, SHARED), and how each other field is copied when first read."""
+
+    def __init__(self, cls: type[BaseModel], special: dict[str, Callable[[Any], Any]]) -> None:
+        self.fields = tuple(cls.model_fields)
+        self.lazy: dict[str, Callable[[Any], Any]] = {}
+        for name in self.fields:
+            fn = special.get(name) or _field_copier(cls, name)
+            if fn is not None:
+                self.lazy[name] = fn
+        self.eager = tuple(n for n in self.fields if n not in self.lazy)
+        self.get_eager = operator.itemgetter(*self.eager)
+
+
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(cls: type[BaseModel]) -> _Plan:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _Plan(cls, {"seats": SeatsOnDemand} if "seats" in cls.model_fields
+                                   and cls.__name__ == "GameState" else {})
+    return plan
+
+
+def working_copy(state: Any) -> Any:
+    """The copy of `state` a command works on. It equals `clone(state)` in every way that
+    matters, but is made lazily: at first it holds only the immutable values (atoms, frozen
+    models, the options); each container or model field (seats, deadlines, the night, votes,
+    news, data …) is copied the first time it is read (`GameState.__getattr__` calls
+    `lazy_field`), and the seats inside one by one (`SeatsOnDemand`). Most commands read a few
+    fields, and a refused one often only one or two. `settle` it before handing it out: the
+    fields never read are then the very objects of `state` (nothing read, nothing written)."""
+    plan = _plan(type(state))
+    src = state.__dict__
+    n = _new(type(state))
+    _set(n, "__dict__", dict(zip(plan.eager, plan.get_eager(src), strict=True)))
+    _set(n, "__pydantic_fields_set__", state.__pydantic_fields_set__.copy())
+    _set(n, "__pydantic_extra__", None)
+    _set(n, "__pydantic_private__", _Source(state, plan))
+    return n
+
+
+def view(model: Any, name: str) -> Any:
+    """Field `name` of `model` to read only, then and there: a working copy's field not copied
+    yet is read from the source state, without copying it. Never change what it returns, nor
+    keep it past the read (the working copy may copy the field later)."""
+    d = model.__dict__
+    if name in d:
+        return d[name]
+    src = object.__getattribute__(model, "__pydantic_private__")
+    return src.model.__dict__[name]
+
+
+def lazy_field(model: Any, name: str) -> Any:
+    """`model.name` for a working copy that has not copied field `name` yet: copy it now."""
+    src = object.__getattribute__(model, "__pydantic_private__")
+    if type(src) is _Source:
+        fn = src.plan.lazy.get(name)
+        if fn is not None:
+            value = fn(src.model.__dict__[name])
+            model.__dict__[name] = value
+            return value
+    return _PYDANTIC_GETATTR(model, name)  # pydantic's own lookup (private attributes …)
+
+
+def settle(work: Any) -> None:
+    """End of the command: the fields never read are taken from the source state as they are
+    (in field order, as pydantic made them), the seats become a plain list again, and the
+    copy is an ordinary state."""
+    src = object.__getattribute__(work, "__pydantic_private__")
+    if type(src) is not _Source:
+        return  # another mechanism (bench/engine.py --copy)
+    # The source's fields in field order (pydantic dumps in __dict__ order), overwritten by
+    # the copy's: dict.update keeps each key where it was.
+    new = src.model.__dict__.copy()
+    new.update(work.__dict__)
+    seats = new.get("seats")
+    if seats is not None and type(seats) is not list:
+        new["seats"] = list.copy(seats)
+    _set(work, "__dict__", new)
+    _set(work, "__pydantic_private__", None)
+
+
+_PYDANTIC_GETATTR: Callable[[Any, str], Any] = vars(BaseModel)["__getattr__"]
+_new = object.__new__
+_set = object.__setattr__
+_SEATS = frozenset({"seats"})
 
 
 def source(cls: type[BaseModel]) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime, time, timedelta
 from typing import Any, Literal, NoReturn, Protocol, overload
 
 from engine import rng
+from engine.clone import view
 from engine.commands import Act
 from engine.events import EVENT_VERSIONS, Audience, Event
 from engine.model import (
@@ -126,15 +127,14 @@ class Ctx:
         return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
-        self.events.append(Event(type=type_, class_version=EVENT_VERSIONS.get(type_, 1),
-                                 at=self.now, phase=self.state.phase, audience=audience,
-                                 data=data))
+        self.events.append(Event.trusted(type_, EVENT_VERSIONS.get(type_, 1), self.now,
+                                         self.state.phase, audience, data))
 
     def tell(self, seats: list[int] | tuple[int, ...] | int, type_: str, **data: Any) -> None:
         """Private message(s); dead seats get it in the log only (G-RES-4)."""
         if isinstance(seats, int):
             seats = [seats]
-        living = [s for s in seats if self.state.seat(s).alive]
+        living = [s for s in seats if self.state.peek(s).alive]
         self.emit(type_, Audience.to(*living), **data)
 
     def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
@@ -157,7 +157,7 @@ class Ctx:
     def tell_group(self, name: str, type_: str, **data: Any) -> None:
         """A post in group `name` for its living members; with none alive, the log only: a
         post in a room of the dead is feedback to dead members (G-RES-4)."""
-        members = [s for s in self.state.groups.get(name, []) if self.state.seat(s).alive]
+        members = [s for s in self.view("groups").get(name, []) if self.state.peek(s).alive]
         self.emit(type_, Audience(seats=tuple(members), group=name) if members
                   else Audience.judge(), **data)
 
@@ -182,9 +182,19 @@ class Ctx:
 
     # seats -------------------------------------------------------------
     def seat(self, n: int) -> Seat:
-        if not 1 <= n <= len(self.state.seats):
+        if not 1 <= n <= len(view(self.state, "seats")):
             self.reject("no_such_seat", seat=n)
         return self.state.seat(n)
+
+    def peek(self, n: int) -> Seat:
+        """`seat(n)` to read only (`GameState.peek`): no copy of the seat for a mere check."""
+        if not 1 <= n <= len(view(self.state, "seats")):
+            self.reject("no_such_seat", seat=n)
+        return self.state.peek(n)
+
+    def view(self, name: str) -> Any:
+        """State field `name` to read only, then and there (`engine.clone.view`)."""
+        return view(self.state, name)
 
     @overload
     def living_target(self, n: int | None, *, allow_none: Literal[False] = False) -> int: ...
@@ -198,14 +208,14 @@ class Ctx:
             if not allow_none:
                 self.reject("target_required")
             return None
-        if not self.seat(n).alive:
+        if not self.peek(n).alive:
             self.reject("target_out", target=n)
         return n
 
     # deadlines ---------------------------------------------------------
     def due(self, anchor: Anchor, day: int, offset_min: int,
             at: datetime | None = None) -> datetime:
-        sch = self.state.schedule
+        sch = self.view("schedule")  # read only
         if anchor == "open":
             base = sch.open_at(day)
         elif anchor == "close":
@@ -247,7 +257,11 @@ class Ctx:
             anchor="at", offset_min=before, due=due, parent=dl.id))
 
     def remove_deadline(self, ident: str) -> None:
-        self.drop_deadlines(lambda d: d.id == ident)
+        """Remove deadline `ident`, with its reminder (`drop_deadlines`, without a call per
+        deadline, and without copying the list when there is no such deadline)."""
+        if any(d.id == ident for d in self.view("deadlines")):
+            self.state.deadlines = [d for d in self.state.deadlines
+                                    if d.id != ident and d.parent != ident]
 
     def drop_deadlines(self, which: Any) -> None:
         """Remove the deadlines `which(d)` selects, with their reminders."""
@@ -441,7 +455,7 @@ class Ctx:
 
     def red_card_successor(self) -> None:
         policy = self.rs.red_card_successor(self)
-        living = [s.seat for s in self.state.living()]
+        living = self.state.living_numbers()
         if policy == "random" and living:
             self.set_sheriff(self.rand_choice(living, "sheriff_successor"), "random")
 
@@ -461,14 +475,15 @@ class Ctx:
         state = self.state
         if state.winner:
             raise GameOver
-        lost_before = list(state.camps_lost)
-        unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
+        # (read only until a camp is lost: a CHECK that finds nothing copies nothing)
+        lost_before = list(self.view("camps_lost"))
+        unlost = [c for c in self.view("camps_on_field") if c not in lost_before]
         if not self.o.check_lose_first:
             for camp in unlost:
                 if self.rs.camp_wins(self, camp):
                     self.declare(camp)
         newly = [c for c in unlost
-                 if c in state.camps_surrendered or self.rs.camp_lost(self, c)]
+                 if c in self.view("camps_surrendered") or self.rs.camp_lost(self, c)]
         for camp in newly:
             state.camps_lost.append(camp)
             self.note("CampLost", camp=camp)

@@ -1,7 +1,8 @@
 """handle(state, command, now) -> (state, events) | Rejection. Pure: no clock, no I/O.
 
-The state given is never changed: the engine works on a copy (`engine.clone.clone`, a deep copy
-that shares only what never changes in place) and throws it away when a command is refused, so
+The state given is never changed: the engine works on a copy (`engine.clone.working_copy`, a deep
+copy that shares only what never changes in place, and copies each seat the first time the command
+reads it) and throws it away when a command is refused, so
 a refused command changes nothing and an accepted one is all-or-nothing. Each command kind goes
 to the module of its job: engine.flow (deadlines firing), engine.voting, engine.duties (player
 commands and the judge's cards), engine.clock (the judge's times, pause, resume, end).
@@ -12,7 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine.clock import end, extend, pause, resume, set_schedule, set_time
-from engine.clone import clone
+from engine.clone import settle
+from engine.clone import working_copy as _working_copy
 from engine.commands import (
     Act,
     Command,
@@ -44,7 +46,7 @@ from engine.voting import judge_correction, proxy, vote
 
 def working_copy(state: GameState) -> GameState:
     """The copy a command works on (bench/engine.py swaps it to compare mechanisms)."""
-    return clone(state)
+    return _working_copy(state)
 
 
 def handle(state: GameState, command: Command | dict, now: datetime
@@ -67,6 +69,7 @@ def handle(state: GameState, command: Command | dict, now: datetime
         return Rejection(code=r.code, data=r.data)
     except GameOver:
         pass
+    settle(work)
     work.version += 1
     return work, ctx.events
 

@@ -34,7 +34,7 @@ def handover_missed(ctx: Ctx) -> None:
     if not ctx.rs.procedures_apply(ctx):
         ctx.note("JudgeRulingNeeded", duty="handover", seat=old)
         return
-    living = [s.seat for s in state.living()]
+    living = state.living_numbers()
     if living:
         ctx.set_sheriff(ctx.rand_choice(living, "sheriff_handover"), "random")
     else:

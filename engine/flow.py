@@ -52,7 +52,7 @@ def owing_seats(ctx: Ctx, dl: Deadline) -> list[int]:
     """Who still owes an action for deadline `dl` (for reminders)."""
     state = ctx.state
     if dl.kind == "day_close":
-        return [s.seat for s in state.living() if not state.votes.get(s.seat)]
+        return [n for n in state.living_numbers() if not state.votes.get(n)]
     if dl.kind == "handover":
         return [state.handover_due] if state.handover_due in dl.seats else []
     if dl.kind == "night" and state.night is not None:
@@ -82,8 +82,9 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
 
 
 def maybe_resolve(ctx: Ctx) -> None:
-    night = ctx.state.night
-    if (night and not night.resolved and ctx.state.phase.startswith("N")
+    # (read only, so that a command that changes nothing at night copies no night)
+    night = ctx.view("night")
+    if (ctx.state.phase.startswith("N") and night and not night.resolved
             and ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
         _resolve(ctx)
 
@@ -111,7 +112,7 @@ def _open_day(ctx: Ctx, day: int) -> None:
     outs = news.get("outs", [])
     ctx.announce("DayOpened", day=day, outs=outs, cards=news.get("cards", []),
                  roles={n: state.seat(n).role for n in outs} if reveal else {},
-                 alive=[s.seat for s in state.living()])
+                 alive=state.living_numbers())
     ctx.add_deadline("day_close", day, "close")
 
 
@@ -121,7 +122,7 @@ def _close_day(ctx: Ctx, day: int) -> None:
     if state.data.get("revote"):
         _close_revote(ctx, day)
         return
-    voters = {s.seat for s in state.living()}
+    voters = set(state.living_numbers())
     sheriff = state.sheriff if state.sheriff in voters else None
     weights = {sheriff: 2} if sheriff else {}
     abstain_key = ctx.o.votes_abstain_as_candidate
@@ -190,7 +191,7 @@ def _close_revote(ctx: Ctx, day: int) -> None:
     """The PK revote's result: the one top candidate goes out; a second tie exiles nobody."""
     state = ctx.state
     candidates = set(state.data.pop("revote")["candidates"])
-    voters = {s.seat for s in state.living()} - candidates
+    voters = set(state.living_numbers()) - candidates
     sheriff = state.sheriff if state.sheriff in voters else None
     t = tally(state.votes, voters, {sheriff: 2} if sheriff else {},
               {c for c in candidates if state.seat(c).alive})

@@ -1,8 +1,12 @@
 """The game state. Plain pydantic data; the engine never mutates a state it was given.
 
-`handle` works on `engine.clone.clone(state)`, which shares what cannot change: the frozen models
-below (a deadline, a vote post, a correction request, a seat's status is replaced, never
-changed in place, its lists included) and the options (fixed when the game is created).
+`handle` works on `engine.clone.working_copy(state)`, which shares what cannot change: the frozen
+models below (a deadline, a vote post, a correction request, a seat's status is replaced, never
+changed in place, its lists included) and the options (fixed when the game is created), and
+copies every other field when the command first reads it, each seat when it is first handed out.
+So states share the fields and seats a command never read: nothing may change a state outside
+`handle`. Code that only looks uses `peek`, `peek_seats`, `peek_members`, `living_numbers` (no
+copy).
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.clone import SHARED
+from engine.clone import SHARED, lazy_field, view
 
 # The causes the engine itself puts characters out by; a ruleset adds its own
 # (Ruleset.out_causes: a kill, a poison, a shot …).
@@ -316,14 +320,42 @@ class GameState(BaseModel):
     def seat(self, n: int) -> Seat:
         return self.seats[n - 1]
 
+    if not TYPE_CHECKING:  # (mypy would accept any attribute name on a state)
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for a field missing from __dict__: a command's working copy copies
+            # its containers on first use (engine.clone.working_copy).
+            return lazy_field(self, name)
+
+    def peek(self, n: int) -> Seat:
+        """Seat `n` to read, never to change: in a command's working copy it may still be the
+        caller's own seat (`engine.clone.SeatsOnDemand`); `seat(n)` gives the one to change."""
+        seats: list[Seat] = view(self, "seats")
+        return list.__getitem__(seats, n - 1)
+
     def living(self) -> list[Seat]:
         return [s for s in self.seats if s.alive]
+
+    def living_numbers(self) -> list[int]:
+        """The numbers of the living seats, in order: `[s.seat for s in living()]`, read
+        without copying a seat in a working copy (see `peek`)."""
+        return [s.seat for s in self.peek_seats() if s.alive]
+
+    def peek_seats(self) -> list[Seat]:
+        """All seats to read, never to change (see `peek`): a scan that only looks (the
+        CHECK's camp counts) copies no seat of a working copy."""
+        seats: list[Seat] = view(self, "seats")
+        return list.copy(seats)
+
+    def peek_members(self, camp: str, living: bool = True) -> list[Seat]:
+        """`members`, to read only (see `peek_seats`)."""
+        return [s for s in self.peek_seats() if s.camp == camp and (s.alive or not living)]
 
     def members(self, camp: str, living: bool = True) -> list[Seat]:
         return [s for s in self.seats if s.camp == camp and (s.alive or not living)]
 
     def deadline(self, deadline_id: str) -> Deadline | None:
-        return next((d for d in self.deadlines if d.id == deadline_id), None)
+        deadlines: list[Deadline] = view(self, "deadlines")  # read only (frozen deadlines)
+        return next((d for d in deadlines if d.id == deadline_id), None)
 
     @property
     def over(self) -> bool:
@@ -334,5 +366,11 @@ class GameState(BaseModel):
         """The deadline to fire next; none while the game is over or paused."""
         if not self.deadlines or self.over or self.paused_at is not None:
             return None
+        deadlines: list[Deadline] = view(self, "deadlines")  # read only
+        # The earliest time first (one pass, no key function), the full order only for a tie.
+        due = min([d.due for d in deadlines])
+        tied = [d for d in deadlines if d.due == due]
+        if len(tied) == 1:
+            return tied[0]
         order = _ORDERS.get(self.ruleset) or _deadline_order(self.ruleset)
-        return min(self.deadlines, key=lambda d: (d.due, order.get(d.kind, 9), d.id))
+        return min(tied, key=lambda d: (d.due, order.get(d.kind, 9), d.id))

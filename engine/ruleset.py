@@ -95,9 +95,9 @@ class Ruleset:
         """Whether the night may resolve before its last deadline (G-RES-6 (c)): every slot
         of a living seat answered or final. A ruleset whose slots wait on one another (a
         prompt mid-night) says so here."""
-        night = ctx.night
+        night = ctx.view("night")  # read only: a check copies nothing
         for slot in night.slots.values():
-            if slot.expired or not any(ctx.state.seat(n).alive for n in slot.seats):
+            if slot.expired or not any(ctx.state.peek(n).alive for n in slot.seats):
                 continue
             if slot.sub is None and not slot.final:
                 return False

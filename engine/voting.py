@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from engine.commands import JudgeCorrection, JudgeProxy
-from engine.context import Ctx, living_player
+from engine.context import Ctx
 from engine.model import CorrectionRequest, VotePost
 
 
@@ -14,8 +14,9 @@ def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> 
     state = ctx.state
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
-    living_player(ctx, n)
-    revote = state.data.get("revote")
+    if not ctx.peek(n).alive:
+        ctx.reject("you_are_out")
+    revote = ctx.view("data").get("revote")
     if revote:
         if n in revote["candidates"]:
             ctx.reject("revote_candidate")
@@ -68,6 +69,8 @@ def _request_correction(ctx: Ctx, n: int, target: int | None, posts: list[VotePo
 
 
 def _drop_correction(ctx: Ctx, n: int) -> None:
+    if n not in ctx.view("correction_requests"):
+        return
     req = ctx.state.correction_requests.pop(n, None)
     if req is not None:
         ctx.tell(n, "CorrectionDropped", voter=n, target=req.target)
@@ -106,9 +109,9 @@ def _change_refusal(ctx: Ctx, posts: list[VotePost]) -> str | None:
     """Why the voter of `posts` may not use the one change now, or None (P-VOTE: one change,
     none in the last hour, none in a PK revote)."""
     state = ctx.state
-    if state.data.get("revote") or any(p.change for p in posts):
+    if ctx.view("data").get("revote") or any(p.change for p in posts):
         return "change_used"
-    close = state.schedule.close_at(state.day)
+    close = ctx.view("schedule").close_at(state.day)
     if ctx.now > close - timedelta(minutes=ctx.o.deadlines_change_freeze):
         return "change_last_hour"
     return None
@@ -118,7 +121,7 @@ def proxy(ctx: Ctx, cmd: JudgeProxy) -> None:
     state = ctx.state
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
-    if ctx.now > state.schedule.close_at(state.day) - timedelta(
+    if ctx.now > ctx.view("schedule").close_at(state.day) - timedelta(
             minutes=ctx.o.deadlines_proxy_cutoff):
         ctx.reject("proxy_too_late")
     mode = "change" if state.votes.get(cmd.seat) else "vote"

@@ -188,6 +188,13 @@ class Driver:
                  schedule: dict[str, Any] | None = None, ruleset: str = "classic",
                  players: int = 12) -> None:
         self.rnd = rnd
+        # One draw per decision (`p`): for a plain random.Random, randrange(n) is exactly
+        # _randbelow(n) (CPython's random.py), without its argument checks; Hypothesis' randoms
+        # keep their own randrange.
+        self._below: Callable[[int], int] = (
+            rnd._randbelow if type(rnd) is random.Random else rnd.randrange)  # type: ignore[attr-defined]
+        self._living_of: GameState | None = None  # the state `_living` was computed for
+        self._living: list[int] = []
         args, self.state, events = start_game(seed, options, roles, schedule, ruleset, players)
         # the longest "little" wait: a quarter of a day
         self.wait = max(4, (schedule or {}).get("day_minutes", 720) // 4)
@@ -207,7 +214,7 @@ class Driver:
     def p(self) -> float:
         """A uniform number in [0, 1), one draw. (Hypothesis' floats cluster at 0.0; its integers
         do not, much.) Decisions split one draw into parts with `pick` and `within`."""
-        return self.rnd.randrange(10**6) / 10**6
+        return self._below(1000000) / 1000000
 
     # the one door to the engine ---------------------------------------------------
     def send(self, cmd: Any) -> Rejection | None:
@@ -256,7 +263,8 @@ class Driver:
                 self.catch_up(dl)
                 if self.over:
                     return
-                if self.state.next_deadline() != dl:
+                nxt = self.state.next_deadline()
+                if nxt is not dl and nxt != dl:  # (identity first: pydantic's == is slow)
                     continue
             self.now = max(self.now, dl.due)
             self.send(Tick(deadline_id=dl.id))
@@ -343,7 +351,12 @@ class Driver:
 
     # legal commands ----------------------------------------------------------------------
     def living(self) -> list[int]:
-        return [s.seat for s in self.state.living()]
+        """The living seats, computed once per state (a state never changes: every accepted
+        command gives a new one). Callers never change the list."""
+        if self._living_of is not self.state:
+            self._living_of = self.state
+            self._living = self.state.living_numbers()
+        return self._living
 
     def any_living(self, r: float, *, none: bool = False) -> int | None:
         """A living seat, or (when `none`) sometimes nobody."""
@@ -415,7 +428,6 @@ class Driver:
         living = self.living()
         waiting = [n for n in living if not state.votes.get(n)]
         voted = [n for n in living if state.votes.get(n)]
-        may_change = [n for n in voted if not any(p.change for p in state.votes[n])]
         if waiting and r < 0.8:
             seat, r = pick(waiting, within(r, 0, 0.8))
             return Vote(seat=seat, mode="vote", target=self.vote_target(r))
@@ -434,7 +446,8 @@ class Driver:
         if r >= 0.86 and voted:  # a player's 更正, for the judge to rule on (AMB-P-09)
             seat, r = pick(voted, within(r, 0.86, 0.89))
             return Vote(seat=seat, mode="request_correct", target=self.vote_target(r))
-        if r < 0.5 and may_change:
+        if r < 0.5 and (may_change := [n for n in voted  # only when it can be used
+                                       if not any(p.change for p in state.votes[n])]):
             seat, r = pick(may_change, within(r, 0, 0.5))
             return Vote(seat=seat, mode="change", target=self.vote_target(r))
         return None

@@ -156,17 +156,17 @@ class Anomaly(WitchNight, Ruleset):
                 return False
             return not anomaly_able(ctx)  # A-LOSE-A2
         gods = GODS + (("hunter",) if opts(ctx).anomaly_normal_lose1_includes_hunter else ())
-        gone = [s for s in state.seats if s.role in gods]
+        gone = [s for s in state.peek_seats() if s.role in gods]  # read only
         n1 = bool(gone) and all(not s.alive or s.camp == ANOMALY for s in gone)
-        villagers = [s for s in state.seats if s.role == "villager"]
+        villagers = [s for s in state.peek_seats() if s.role == "villager"]
         n2 = all(not s.alive or s.camp == ANOMALY for s in villagers)
         return n1 or n2
 
     def camp_wins(self, ctx: Ctx, camp: str) -> bool:
         if camp != ANOMALY:
             return False
-        members = len(ctx.state.members(ANOMALY))
-        return members > 0 and 2 * members >= len(ctx.state.living())  # A-WIN-1
+        members = len(ctx.state.peek_members(ANOMALY))  # read only
+        return members > 0 and 2 * members >= len(ctx.state.living_numbers())  # A-WIN-1
 
     def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
         ctx.tell([s.seat for s in ctx.state.members(camp)], "CampLostNotice", camp=camp)

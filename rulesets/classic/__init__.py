@@ -126,11 +126,11 @@ class Classic(WitchNight, Ruleset):
 
     # end of game (§2.5) ---------------------------------------------------------
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:
-        state = ctx.state
-        living = state.members(camp)
+        state = ctx.state  # read only: peek_members copies no seat
+        living = state.peek_members(camp)
         if camp in (WOLVES, BL):
             return not living  # C-LOSE-W1, C-LOSE-B1
-        gods_all = [s for s in state.members(VILLAGE, living=False) if s.role in GODS]
+        gods_all = [s for s in state.peek_members(VILLAGE, living=False) if s.role in GODS]
         if opts(ctx).classic_village_gods_rule == "any_out":
             v1 = any(not s.alive for s in gods_all) or not gods_all
         else:
@@ -141,8 +141,8 @@ class Classic(WitchNight, Ruleset):
     def camp_wins(self, ctx: Ctx, camp: str) -> bool:
         if camp != WOLVES:
             return False
-        wolves = len(ctx.state.members(WOLVES))
-        return wolves > 0 and 2 * wolves >= len(ctx.state.living())  # C-WIN-W1
+        wolves = len(ctx.state.peek_members(WOLVES))
+        return wolves > 0 and 2 * wolves >= len(ctx.state.living_numbers())  # C-WIN-W1
 
     def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
         state = ctx.state

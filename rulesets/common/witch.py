@@ -32,10 +32,10 @@ class WitchNight:
 
     def ready(self, ctx: Ctx) -> bool:
         """Whether the night may resolve before its last deadline (G-RES-6 (a)-(c))."""
-        night = ctx.night
+        night = ctx.view("night")  # read only: a check copies nothing
         tongling = night.data.get("tongling")
         for key, slot in night.slots.items():
-            if slot.expired or not any(ctx.state.seat(n).alive for n in slot.seats):
+            if slot.expired or not any(ctx.state.peek(n).alive for n in slot.seats):
                 continue
             if key == self.reported_slot and tongling:
                 done = slot.final  # (a) locked or past its deadline
