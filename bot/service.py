@@ -23,10 +23,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -135,13 +135,13 @@ class _Loaded:
 
 # The pipeline's hot path runs core statements on the tables, built once here: no ORM unit of
 # work, no statement (and cache key) built per call.
-SNAPSHOTS = Snapshot.__table__
-GAMES = Game.__table__
-EVENTS = LogEntry.__table__
-INBOX = InboxMessage.__table__
-OUTBOX = OutboxRow.__table__
-DEADLINES = DeadlineRow.__table__
-CARDS = Card.__table__
+SNAPSHOTS = cast(Table, Snapshot.__table__)
+GAMES = cast(Table, Game.__table__)
+EVENTS = cast(Table, LogEntry.__table__)
+INBOX = cast(Table, InboxMessage.__table__)
+OUTBOX = cast(Table, OutboxRow.__table__)
+DEADLINES = cast(Table, DeadlineRow.__table__)
+CARDS = cast(Table, Card.__table__)
 _HEAD = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
                 SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact)
          .join(GAMES, GAMES.c.id == SNAPSHOTS.c.game_id)
@@ -497,7 +497,7 @@ class Service:
                 LogEntry.seq.between(row.first_seq, row.last_seq)).order_by(LogEntry.seq))
             events = tuple(event_of(b) for b in bodies)
         rejection = Rejection.model_validate(decode(row.rejection)) if row.rejection else None
-        status: Status = row.outcome  # type: ignore[assignment]
+        status: Status = row.outcome
         return Outcome(game_id, msg_id, status, row.version, events, rejection, duplicate=True)
 
     # the pipeline ------------------------------------------------------------------------------
@@ -845,7 +845,7 @@ class Service:
         return report
 
 
-def _room_seats(s: Session, gid: str, judges: frozenset[str]) -> dict[str, set[int]]:
+def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str]) -> dict[str, set[int]]:
     """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
     who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
     then gets no post until it is put right."""
