@@ -171,18 +171,19 @@ def pct(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
-def baseline(service: Service, n: int) -> float:
-    """Bare transactions/s: one single-row INSERT and a COMMIT each, the pipeline's engine."""
+def baseline(service: Service, n: int) -> tuple[float, float]:
+    """Bare transactions/s, and CPU ms per transaction: one single-row INSERT and a COMMIT
+    each, on the pipeline's engine."""
     db = service.db
     key = "INTEGER PRIMARY KEY" if db.sqlite else "SERIAL PRIMARY KEY"  # both autoincrement
     with db._writer.begin() as conn:
         conn.execute(text(f"CREATE TABLE IF NOT EXISTS bench_bare (id {key}, payload "
                           "VARCHAR(64))"))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for i in range(n):
         with db._writer.begin() as conn:
             conn.execute(text("INSERT INTO bench_bare (payload) VALUES (:p)"), {"p": f"row {i}"})
-    return n / (time.perf_counter() - t0)
+    return n / (time.perf_counter() - t0), (time.process_time() - c0) * 1000 / n
 
 
 def pipeline(service: Service, batch: list[tuple[str, Any, Any, str]]) -> list[float]:
@@ -204,17 +205,24 @@ def run_backend(name: str, url: str, args: argparse.Namespace) -> dict[str, floa
         stream = Stream(played)
         pipeline(service, stream.take(min(200, args.commands)))  # warm up: caches, pools
         base: list[float] = []
+        base_cpu: list[float] = []
+        cpu: list[float] = []
         rates: list[float] = []
         p50: list[float] = []
         p99: list[float] = []
         for _ in range(args.runs):
-            base.append(baseline(service, args.baseline))
+            b_rate, b_cpu = baseline(service, args.baseline)
+            base.append(b_rate)
+            base_cpu.append(b_cpu)
             batch = stream.take(args.commands)
             if not batch:
                 break
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             times = pipeline(service, batch)
             rates.append(len(times) / (time.perf_counter() - t0))
+            # CPU time of this process per command: what the machine's load inflates least
+            # (the database server's own CPU, on PostgreSQL, is not in it)
+            cpu.append((time.process_time() - c0) * 1000 / len(times))
             p50.append(pct(times, 50) * 1000)
             p99.append(pct(times, 99) * 1000)
         if args.profile and name == "sqlite":
@@ -231,6 +239,7 @@ def run_backend(name: str, url: str, args: argparse.Namespace) -> dict[str, floa
     b, r = statistics.median(base), statistics.median(rates)
     return {"baseline": b, "rate": r, "ratio": r / b, "p50": statistics.median(p50),
             "p99": statistics.median(p99), "runs": len(rates),
+            "cpu": statistics.median(cpu), "base_cpu": statistics.median(base_cpu),
             "rates": rates, "bases": base}  # type: ignore[dict-item]
 
 
@@ -252,12 +261,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, make in makers.items():
             results[name] = run_backend(name, make(), args)
     print(f"{'backend':<11} {'baseline tx/s':>13} {'commands/s':>11} {'ratio':>6} "
-          f"{'p50 ms':>7} {'p99 ms':>7}   (runs: commands/s; baseline tx/s)")
+          f"{'p50 ms':>7} {'p99 ms':>7} {'CPU ms/cmd':>10} {'CPU ms/tx':>9}"
+          f"   (runs: commands/s; baseline tx/s)")
     for name, r in results.items():
         runs = " ".join(f"{x:.0f}" for x in r["rates"])  # type: ignore[attr-defined]
         bases = " ".join(f"{x:.0f}" for x in r["bases"])  # type: ignore[attr-defined]
         print(f"{name:<11} {r['baseline']:>13.0f} {r['rate']:>11.1f} {r['ratio']:>6.2f} "
-              f"{r['p50']:>7.1f} {r['p99']:>7.1f}   ({runs}; {bases})")
+              f"{r['p50']:>7.1f} {r['p99']:>7.1f} {r['cpu']:>10.2f} {r['base_cpu']:>9.3f}"
+              f"   ({runs}; {bases})")
     print(f"load average at end: {load()}")
     return 0
 

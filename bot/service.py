@@ -165,6 +165,11 @@ _CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
                              CARDS.c.seat == bindparam("b_seat"))
          .values(yellow=bindparam("b_yellow", type_=CARDS.c.yellow.type),
                  red=bindparam("b_red", type_=CARDS.c.red.type)))
+class _Unread:
+    """A value not read yet (where None is a value: a game without its own judge)."""
+
+
+UNREAD = _Unread()
 CACHE_SIZE = 4096  # hot snapshots kept decoded (a game's state is some 100 KiB in memory)
 
 
@@ -616,7 +621,8 @@ class Service:
                 "command": body, "outcome": "accepted", "version": new.version,
                 "first_seq": first, "last_seq": last, "rejection": None}])
         self._append(s, gid, new, new.version, events, cmd, now, msg_id,
-                     seq0=old.last_seq, phase=old.state.phase, body=body)
+                     seq0=old.last_seq, phase=old.state.phase, body=body,
+                     judge_contact=old.judge_contact)
         self._sync_deadlines(s, gid, old.state, new)
         self._sync_cards(s, gid, old.state, new)
         if new.over:  # won, or ended by the judge (the seed is out either way), or halted
@@ -629,7 +635,8 @@ class Service:
     # writing helpers ---------------------------------------------------------------------------
     def _append(self, s: Session | Connection, gid: str, state: GameState, version: int,
                 events: list[Event], cmd: Command | None, now: datetime, msg_id: str | None, *,
-                seq0: int = 0, phase: str = "SETUP", body: Any = None) -> None:
+                seq0: int = 0, phase: str = "SETUP", body: Any = None,
+                judge_contact: str | None | _Unread = UNREAD) -> None:
         """Log rows (the command, then its events) and their outbox rows."""
         rows: list[dict[str, Any]] = []
         seq = seq0
@@ -648,18 +655,18 @@ class Service:
                          "body": encode(ev.model_dump()), "msg_id": msg_id})
         if rows:
             s.execute(insert(EVENTS), rows)
-        self._outbox(s, gid, state, events, head, cmd, version)
+        self._outbox(s, gid, state, events, head, cmd, version, judge_contact)
 
     def _outbox(self, s: Session | Connection, gid: str, state: GameState, events: list[Event],
-                head: int,
-                cmd: Command | None, version: int) -> None:
+                head: int, cmd: Command | None, version: int,
+                judge_contact: str | None | _Unread = UNREAD) -> None:
         ruleset = state.ruleset
         rooms: dict[str, str] = {}
         room_seats: dict[str, set[int]] = {}
         if any(ev.audience.group or ev.audience.public for ev in events):
             rooms = {name: room_id for name, room_id in s.execute(
                 select(Room.name, Room.room_id).where(Room.game_id == gid))}
-            room_seats = _room_seats(s, gid, self.judges)
+            room_seats = _room_seats(s, gid, self.judges, judge_contact)
         created = utcnow()
         rows: list[dict[str, Any]] = []
 
@@ -845,11 +852,13 @@ class Service:
         return report
 
 
-def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str]) -> dict[str, set[int]]:
+def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str],
+                game_judge: str | None | _Unread = UNREAD) -> dict[str, set[int]]:
     """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
     who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
     then gets no post until it is put right."""
-    game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
+    if isinstance(game_judge, _Unread):  # not read with the snapshot: read it now
+        game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
     out: dict[str, set[int]] = {}
     for room, contact, seat in s.execute(
             select(RoomMember.room, RoomMember.contact_id, Player.seat).outerjoin(
