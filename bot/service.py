@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import secrets
+import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -249,6 +250,7 @@ class Service:
         # engine returned: like every state handed out here, never to be changed in place.
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Loaded] = OrderedDict()
+        self._cache_lock = threading.Lock()  # the transport's and the scheduler's threads
         self.judges = frozenset(judges) if judges is not None else env_judges()
         # Test seam: runs after the engine decided and before the write transaction opens.
         self.before_write: Callable[[], None] | None = None
@@ -280,17 +282,19 @@ class Service:
     def _remember(self, loaded: _Loaded) -> None:
         if self.cache_size <= 0:
             return
-        self._cache[loaded.game_id] = loaded
-        self._cache.move_to_end(loaded.game_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[loaded.game_id] = loaded
+            self._cache.move_to_end(loaded.game_id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
 
     def forget(self, game_id: str | None = None) -> None:
         """Drop a game's cached snapshot (all of them with None)."""
-        if game_id is None:
-            self._cache.clear()
-        else:
-            self._cache.pop(game_id, None)
+        with self._cache_lock:
+            if game_id is None:
+                self._cache.clear()
+            else:
+                self._cache.pop(game_id, None)
 
     def close(self) -> None:
         self.db.dispose()
@@ -469,11 +473,10 @@ class Service:
         hit = self._cache.get(game_id)
         if hit is not None and (hit.version, hit.last_seq, hit.stamp) == (
                 version, last_seq, stamp):
-            self._cache.move_to_end(game_id)
             if hit.judge_contact != judge or hit.clock != clock:
                 hit = _Loaded(game_id, ruleset, hit.state, version, last_seq, clock, stamp,
                               judge)
-                self._cache[game_id] = hit
+            self._remember(hit)  # and the most recently used
             return hit
         # One statement for the state and its version: under READ COMMITTED a second read
         # could see a later commit than the head did.
