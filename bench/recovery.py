@@ -115,13 +115,31 @@ def seed_db(url: str, games: int) -> dict[str, Any]:
                 service.submit(gid, step.command, now=step.now, msg_id=f"{gid}#{i}",
                                sender=sender_of(gid, step.command))
             last = min(last, steps[-1].now)
-        probe = service.state("g0000")
-        seat = next(s.seat for s in probe.living())
+    finally:
+        service.close()
+    del last
+    return probe_info(url)
+
+
+def probe_info(url: str) -> dict[str, Any]:
+    """The restart's clock and the first message's sender, from the stored games."""
+    from sqlalchemy import func, select
+
+    from bot.service import Service
+    from bot.store.models import Snapshot
+
+    service = Service(url, judges=())
+    try:
+        with service.db.read() as s:
+            clock = s.scalar(select(func.min(Snapshot.clock)))
+        ids = service.game_ids(active_only=True)
+        seat = next(st.seat for st in service.state(ids[0]).living())
     finally:
         service.close()
     # The clock of the restart: no later than any game's last command, so nothing is overdue
     # and the start-up is the loading, not the firing of missed deadlines.
-    return {"clock": last.isoformat(), "probe": "g0000", "seat": seat}
+    assert clock is not None
+    return {"clock": clock.isoformat(), "probe": ids[0], "seat": seat}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backends", default="sqlite")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--db", help="a database seeded before (SQLite URL): restart on it only")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--spawned", type=float, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -140,12 +159,18 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.disable(logging.WARNING)
     header("recovery: process start to the first message handled")
-    with databases(args.backends.split(",")) as makers:
-        for name, make in makers.items():
+    with databases([] if args.db else args.backends.split(",")) as makers:
+        targets = {"given": lambda: args.db} if args.db else makers
+        for name, make in targets.items():
             url = make()
             t0 = time.time()
-            info = seed_db(url, args.games)
-            print(f"\n{name}: {args.games} active games stored in {time.time() - t0:.0f} s")
+            if args.db:
+                info = probe_info(url)
+                print(f"\n{name} database {url}")
+            else:
+                info = seed_db(url, args.games)
+                print(f"\n{name}: {args.games} active games stored in "
+                      f"{time.time() - t0:.0f} s")
             results = []
             for _ in range(args.runs):
                 spawned = time.time()

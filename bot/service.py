@@ -152,6 +152,10 @@ _INBOX = select(INBOX).where(INBOX.c.game_id == bindparam("gid"),
                              INBOX.c.msg_id == bindparam("mid"))
 _SEAT = select(Player.seat).where(Player.game_id == bindparam("gid"),
                                   Player.contact_id == bindparam("contact"))
+_ZONE = select(GAMES.c.time_zone).where(GAMES.c.id == bindparam("gid"))
+_DEADLINE_ROWS = (select(DEADLINES.c.deadline_id, DEADLINES.c.kind, DEADLINES.c.due)
+                  .where(DEADLINES.c.game_id == bindparam("gid"))
+                  .order_by(DEADLINES.c.due, DEADLINES.c.deadline_id))
 _TOUCH = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
                                   SNAPSHOTS.c.version == bindparam("old"))
           .values(version=SNAPSHOTS.c.version))
@@ -441,18 +445,17 @@ class Service:
         return self._load(game_id).clock
 
     def time_zone(self, game_id: str) -> str:
-        with self.db.read() as s:
-            name = s.scalar(select(Game.time_zone).where(Game.id == game_id))
+        # Core statements (the scheduler asks this, and the next, of every game at start-up).
+        with self.db.read_core() as conn:
+            name = conn.scalar(_ZONE, {"gid": game_id})
         if name is None:
             raise UnknownGame(game_id)
-        return name
+        return str(name)
 
     def deadline_rows(self, game_id: str) -> list[tuple[str, str, datetime]]:
         """The game's deadlines as mirrored at the last commit: (id, kind, wall-clock due)."""
-        with self.db.read() as s:
-            return [(r.deadline_id, r.kind, r.due) for r in s.scalars(
-                select(DeadlineRow).where(DeadlineRow.game_id == game_id)
-                .order_by(DeadlineRow.due, DeadlineRow.deadline_id))]
+        with self.db.read_core() as conn:
+            return [(r[0], r[1], r[2]) for r in conn.execute(_DEADLINE_ROWS, {"gid": game_id})]
 
     def log(self, game_id: str) -> list[LogEntry]:
         with self.db.read() as s:
