@@ -6,7 +6,8 @@
 A long quiet classic game (nobody is exiled, nobody dies at night, the days go on) is played
 through `Service.submit` on a fresh database: every living seat votes (some change their
 vote, some abstain), the deadlines fire as ticks, the night's actors act and pass. Reported
-per game day: the median and p90 milliseconds of its commands, the snapshot's size at the end
+per game day: the median and p90 milliseconds of its commands, their mean CPU milliseconds
+(this process only, what the machine's load inflates least), the snapshot's size at the end
 of the day, and the log bytes the day added (events rows: body and audience JSON), and for the
 whole game the log and snapshot bytes. The cost must not grow with the game's length.
 """
@@ -48,6 +49,7 @@ class QuietGame:
         self.service, self.gid, self.days = service, gid, days
         self.n = 0
         self.times: dict[int, list[float]] = defaultdict(list)
+        self.cpu: dict[int, list[float]] = defaultdict(list)  # process CPU seconds
         self.snapshot_bytes: dict[int, int] = {}
         self.log_bytes: dict[int, int] = {}
 
@@ -56,10 +58,11 @@ class QuietGame:
         seat = getattr(cmd, "seat", None)
         sender = None if cmd.kind == "tick" else f"wx-{self.gid}-{seat}"
         self.n += 1
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = self.service.submit(self.gid, cmd, now=now, msg_id=f"{self.gid}#{self.n}",
                                   sender=sender)
         self.times[day].append(time.perf_counter() - t0)
+        self.cpu[day].append(time.process_time() - c0)
         if out.accepted:
             assert out.state is not None
             self.state = out.state
@@ -146,15 +149,16 @@ def main(argv: list[str] | None = None) -> int:
             days = sorted(set.intersection(*(set(g.snapshot_bytes) for g in played)))
             print(f"\n{name}: {args.games} quiet classic games of {args.days} days "
                   f"(medians over the games)")
-            print(f"{'day':>4} {'commands':>8} {'p50 ms':>7} {'p90 ms':>7} "
+            print(f"{'day':>4} {'commands':>8} {'p50 ms':>7} {'p90 ms':>7} {'CPU ms':>6} "
                   f"{'snapshot B':>10} {'log B (day)':>11} {'log B (total)':>13}")
             for d in days:
                 p50 = statistics.median(pct(g.times[d], 50) * 1000 for g in played)
                 p90 = statistics.median(pct(g.times[d], 90) * 1000 for g in played)
+                cpu = statistics.median(statistics.fmean(g.cpu[d]) * 1000 for g in played)
                 snap = played[0].snapshot_bytes[d]
                 total = played[0].log_bytes[d]
                 prev = played[0].log_bytes.get(d - 1, 0)
-                print(f"{d:>4} {len(played[0].times[d]):>8} {p50:>7.2f} {p90:>7.2f} "
+                print(f"{d:>4} {len(played[0].times[d]):>8} {p50:>7.2f} {p90:>7.2f} {cpu:>6.2f} "
                       f"{snap:>10} {total - prev:>11} {total:>13}")
             g = played[0]
             last = max(g.log_bytes)
