@@ -156,6 +156,16 @@ _ZONE = select(GAMES.c.time_zone).where(GAMES.c.id == bindparam("gid"))
 _DEADLINE_ROWS = (select(DEADLINES.c.deadline_id, DEADLINES.c.kind, DEADLINES.c.due)
                   .where(DEADLINES.c.game_id == bindparam("gid"))
                   .order_by(DEADLINES.c.due, DEADLINES.c.deadline_id))
+_INSERT_INBOX = insert(INBOX)
+_INSERT_EVENTS = insert(EVENTS)
+_INSERT_OUTBOX = insert(OUTBOX)
+_INSERT_DEADLINES = insert(DEADLINES)
+_DELETE_DEADLINES = delete(DEADLINES).where(DEADLINES.c.game_id == bindparam("gid"))
+_ROOMS = select(Room.name, Room.room_id).where(Room.game_id == bindparam("gid"))
+_ROOM_MEMBERS = (select(RoomMember.room, RoomMember.contact_id, Player.seat)
+                 .outerjoin(Player, (Player.game_id == RoomMember.game_id)
+                            & (Player.contact_id == RoomMember.contact_id))
+                 .where(RoomMember.game_id == bindparam("gid")))
 _TOUCH = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
                                   SNAPSHOTS.c.version == bindparam("old"))
           .values(version=SNAPSHOTS.c.version))
@@ -602,7 +612,7 @@ class Service:
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
             if msg_id is not None:
-                s.execute(insert(INBOX), [{
+                s.execute(_INSERT_INBOX, [{
                     "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
                     "command": encode(cmd.model_dump()), "outcome": status,
                     "version": old.version, "first_seq": None, "last_seq": None,
@@ -622,7 +632,7 @@ class Service:
             raise _Conflict
         body = encode(cmd.model_dump())  # once: the inbox row and the command's log row
         if msg_id is not None:  # a duplicate message id fails here, before the bulk inserts
-            s.execute(insert(INBOX), [{
+            s.execute(_INSERT_INBOX, [{
                 "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
                 "command": body, "outcome": "accepted", "version": new.version,
                 "first_seq": first, "last_seq": last, "rejection": None}])
@@ -660,7 +670,7 @@ class Service:
                          "audience": ev.audience.model_dump(mode="json"),
                          "body": encode(ev.model_dump()), "msg_id": msg_id})
         if rows:
-            s.execute(insert(EVENTS), rows)
+            s.execute(_INSERT_EVENTS, rows)
         self._outbox(s, gid, state, events, head, cmd, version, judge_contact)
 
     def _outbox(self, s: Session | Connection, gid: str, state: GameState, events: list[Event],
@@ -671,7 +681,7 @@ class Service:
         room_seats: dict[str, set[int]] = {}
         if any(ev.audience.group or ev.audience.public for ev in events):
             rooms = {name: room_id for name, room_id in s.execute(
-                select(Room.name, Room.room_id).where(Room.game_id == gid))}
+                _ROOMS, {"gid": gid})}
             room_seats = _room_seats(s, gid, self.judges, judge_contact)
         created = utcnow()
         rows: list[dict[str, Any]] = []
@@ -710,7 +720,7 @@ class Service:
         title = f"【{gid} v{version}】" + (describe_command(cmd) if cmd else "开局")
         add(head if cmd else 0, "judge", "judge", "\n".join([title, *digest]))
         if rows:
-            s.execute(insert(OUTBOX), rows)
+            s.execute(_INSERT_OUTBOX, rows)
 
     def _reply(self, s: Connection, old: _Loaded, cmd: Command, rejection: Rejection,
                msg_id: str | None, sender: str | None) -> None:
@@ -726,7 +736,7 @@ class Service:
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
         row = _direct_message(key, old.game_id, target, render_rejection(rejection, old.ruleset),
                               address=sender)
-        s.execute(insert(OUTBOX), [{c.key: getattr(row, c.key) for c in OUTBOX.columns
+        s.execute(_INSERT_OUTBOX, [{c.key: getattr(row, c.key) for c in OUTBOX.columns
                                     if c.key != "id"}])
 
     def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
@@ -736,9 +746,9 @@ class Service:
         if old is not None and _scheduled(old) == rows:
             return
         if old is not None:
-            s.execute(delete(DEADLINES).where(DEADLINES.c.game_id == gid))
+            s.execute(_DELETE_DEADLINES, {"gid": gid})
         if rows:
-            s.execute(insert(DEADLINES), [{"game_id": gid, "deadline_id": d.id,
+            s.execute(_INSERT_DEADLINES, [{"game_id": gid, "deadline_id": d.id,
                                              "kind": d.kind, "due": d.due}
                                             for d in rows])
 
@@ -866,11 +876,7 @@ def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str],
     if isinstance(game_judge, _Unread):  # not read with the snapshot: read it now
         game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
     out: dict[str, set[int]] = {}
-    for room, contact, seat in s.execute(
-            select(RoomMember.room, RoomMember.contact_id, Player.seat).outerjoin(
-                Player, (Player.game_id == RoomMember.game_id)
-                & (Player.contact_id == RoomMember.contact_id)).where(
-                RoomMember.game_id == gid)):
+    for room, contact, seat in s.execute(_ROOM_MEMBERS, {"gid": gid}):
         seats = out.setdefault(room, set())
         if seat is not None:
             seats.add(seat)
