@@ -185,7 +185,7 @@ class _Unread:
 
 
 UNREAD = _Unread()
-CACHE_SIZE = 4096  # hot snapshots kept decoded (a game's state is some 100 KiB in memory)
+CACHE_SIZE = 4096  # hot snapshots kept decoded (some 40 KiB of memory each: bench/recovery.py)
 
 
 @dataclass
