@@ -18,14 +18,16 @@ import logging
 import os
 import re
 import secrets
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -126,6 +128,64 @@ class _Loaded:
     version: int
     last_seq: int
     clock: datetime
+    # The snapshot row's `updated_at`: with version and last_seq, what a cached state is
+    # checked against (a rebuild may write another state under the same version).
+    stamp: datetime | None = None
+    judge_contact: str | None = None
+
+
+# The pipeline's hot path runs core statements on the tables, built once here: no ORM unit of
+# work, no statement (and cache key) built per call.
+SNAPSHOTS = cast(Table, Snapshot.__table__)
+GAMES = cast(Table, Game.__table__)
+EVENTS = cast(Table, LogEntry.__table__)
+INBOX = cast(Table, InboxMessage.__table__)
+OUTBOX = cast(Table, OutboxRow.__table__)
+DEADLINES = cast(Table, DeadlineRow.__table__)
+CARDS = cast(Table, Card.__table__)
+_HEAD = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
+                SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact)
+         .join(GAMES, GAMES.c.id == SNAPSHOTS.c.game_id)
+         .where(SNAPSHOTS.c.game_id == bindparam("gid")))
+_FULL = _HEAD.add_columns(SNAPSHOTS.c.state)
+_INBOX = select(INBOX).where(INBOX.c.game_id == bindparam("gid"),
+                             INBOX.c.msg_id == bindparam("mid"))
+_SEAT = select(Player.seat).where(Player.game_id == bindparam("gid"),
+                                  Player.contact_id == bindparam("contact"))
+_ZONE = select(GAMES.c.time_zone).where(GAMES.c.id == bindparam("gid"))
+_DEADLINE_ROWS = (select(DEADLINES.c.deadline_id, DEADLINES.c.kind, DEADLINES.c.due)
+                  .where(DEADLINES.c.game_id == bindparam("gid"))
+                  .order_by(DEADLINES.c.due, DEADLINES.c.deadline_id))
+_INSERT_INBOX = insert(INBOX)
+_INSERT_EVENTS = insert(EVENTS)
+_INSERT_OUTBOX = insert(OUTBOX)
+_INSERT_DEADLINES = insert(DEADLINES)
+_DELETE_DEADLINES = delete(DEADLINES).where(DEADLINES.c.game_id == bindparam("gid"))
+_ROOMS = select(Room.name, Room.room_id).where(Room.game_id == bindparam("gid"))
+_ROOM_MEMBERS = (select(RoomMember.room, RoomMember.contact_id, Player.seat)
+                 .outerjoin(Player, (Player.game_id == RoomMember.game_id)
+                            & (Player.contact_id == RoomMember.contact_id))
+                 .where(RoomMember.game_id == bindparam("gid")))
+_TOUCH = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
+                                  SNAPSHOTS.c.version == bindparam("old"))
+          .values(version=SNAPSHOTS.c.version))
+_WRITE = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
+                                  SNAPSHOTS.c.version == bindparam("old"))
+          .values(version=bindparam("b_version", type_=SNAPSHOTS.c.version.type),
+                  last_seq=bindparam("b_last_seq", type_=SNAPSHOTS.c.last_seq.type),
+                  clock=bindparam("b_clock", type_=SNAPSHOTS.c.clock.type),
+                  state=bindparam("b_state", type_=SNAPSHOTS.c.state.type),
+                  updated_at=bindparam("b_updated_at", type_=SNAPSHOTS.c.updated_at.type)))
+_CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
+                             CARDS.c.seat == bindparam("b_seat"))
+         .values(yellow=bindparam("b_yellow", type_=CARDS.c.yellow.type),
+                 red=bindparam("b_red", type_=CARDS.c.red.type)))
+class _Unread:
+    """A value not read yet (where None is a value: a game without its own judge)."""
+
+
+UNREAD = _Unread()
+CACHE_SIZE = 4096  # hot snapshots kept decoded (some 40 KiB of memory each: bench/recovery.py)
 
 
 @dataclass
@@ -195,24 +255,60 @@ class Service:
     scenario replay; a transport must never pass None for a message it received."""
 
     def __init__(self, db: Database | str | None = None, *,
-                 judges: Iterable[str] | None = None) -> None:
+                 judges: Iterable[str] | None = None, cache_size: int = CACHE_SIZE) -> None:
+        """`cache_size`: how many games' decoded snapshots are kept (0: none)."""
         self.db = db if isinstance(db, Database) else Database(db)
+        # Hot snapshots, decoded: a load reads the snapshot row's version, last_seq and
+        # updated_at only, and decodes the state only when they differ from the cached ones
+        # (another process or Service committed meanwhile). The cached states are those the
+        # engine returned: like every state handed out here, never to be changed in place.
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, _Loaded] = OrderedDict()
+        self._cache_lock = threading.Lock()  # the transport's and the scheduler's threads
         self.judges = frozenset(judges) if judges is not None else env_judges()
         # Test seam: runs after the engine decided and before the write transaction opens.
         self.before_write: Callable[[], None] | None = None
         # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
         self.on_commit: list[Callable[[str], None]] = []
+        # The same, told the state and the events just committed (so a hook need not read
+        # them back): (game id, state, events).
+        self.on_commit_state: list[Callable[[str, GameState, tuple[Event, ...]], None]] = []
         # Called before each deadline's tick is applied (game id, deadline); a hook returns
         # True when it changed the game first (the forum vote thread's reading at the close,
         # bot/forum), and the deadline is then looked at again.
         self.before_tick: list[Callable[[str, Deadline], bool]] = []
 
-    def _committed(self, game_id: str) -> None:
+    def _committed(self, game_id: str, state: GameState | None = None,
+                   events: tuple[Event, ...] = ()) -> None:
         for hook in list(self.on_commit):
             try:
                 hook(game_id)
             except Exception:  # the command is committed; a hook must not make it look failed
                 log.exception("on_commit hook failed for game %s", game_id)
+        if state is None:
+            state = self._load(game_id).state if self.on_commit_state else None
+        for full in list(self.on_commit_state):
+            try:
+                full(game_id, state, events)  # type: ignore[arg-type]
+            except Exception:
+                log.exception("on_commit hook failed for game %s", game_id)
+
+    def _remember(self, loaded: _Loaded) -> None:
+        if self.cache_size <= 0:
+            return
+        with self._cache_lock:
+            self._cache[loaded.game_id] = loaded
+            self._cache.move_to_end(loaded.game_id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def forget(self, game_id: str | None = None) -> None:
+        """Drop a game's cached snapshot (all of them with None)."""
+        with self._cache_lock:
+            if game_id is None:
+                self._cache.clear()
+            else:
+                self._cache.pop(game_id, None)
 
     def close(self) -> None:
         self.db.dispose()
@@ -294,7 +390,7 @@ class Service:
                 raise GameExists(f"game {game_id!r} exists already, with other parameters"
                                  ) from None
             return Outcome(game_id, None, "accepted", 0, duplicate=True)
-        self._committed(game_id)
+        self._committed(game_id, state, tuple(events))
         return Outcome(game_id, None, "accepted", state.version, tuple(events), state=state)
 
     # bindings ----------------------------------------------------------------------------------
@@ -359,41 +455,56 @@ class Service:
         return self._load(game_id).clock
 
     def time_zone(self, game_id: str) -> str:
-        with self.db.read() as s:
-            name = s.scalar(select(Game.time_zone).where(Game.id == game_id))
+        # Core statements (the scheduler asks this, and the next, of every game at start-up).
+        with self.db.read_core() as conn:
+            name = conn.scalar(_ZONE, {"gid": game_id})
         if name is None:
             raise UnknownGame(game_id)
-        return name
+        return str(name)
 
     def deadline_rows(self, game_id: str) -> list[tuple[str, str, datetime]]:
         """The game's deadlines as mirrored at the last commit: (id, kind, wall-clock due)."""
-        with self.db.read() as s:
-            return [(r.deadline_id, r.kind, r.due) for r in s.scalars(
-                select(DeadlineRow).where(DeadlineRow.game_id == game_id)
-                .order_by(DeadlineRow.due, DeadlineRow.deadline_id))]
+        with self.db.read_core() as conn:
+            return [(r[0], r[1], r[2]) for r in conn.execute(_DEADLINE_ROWS, {"gid": game_id})]
 
     def log(self, game_id: str) -> list[LogEntry]:
         with self.db.read() as s:
             return list(s.scalars(select(LogEntry).where(LogEntry.game_id == game_id)
                                   .order_by(LogEntry.seq)))
 
-    def _load(self, game_id: str, s: Session | None = None) -> _Loaded:
+    def _load(self, game_id: str, s: Session | Connection | None = None) -> _Loaded:
         if not GAME_ID.fullmatch(game_id):
             raise UnknownGame(game_id[:70])
         if s is None:
-            with self.db.read() as s2:
-                return self._load(game_id, s2)
-        row = s.execute(select(Snapshot, Game.ruleset).join(Game, Game.id == Snapshot.game_id)
-                        .where(Snapshot.game_id == game_id)).first()
-        if row is None:
+            with self.db.read_core() as conn:
+                return self._load(game_id, conn)
+        head = s.execute(_HEAD, {"gid": game_id}).first()
+        if head is None:
+            self.forget(game_id)
             raise UnknownGame(game_id)
-        snap, ruleset = row
-        return _Loaded(game_id, ruleset, state_of(snap.state), snap.version, snap.last_seq,
-                       snap.clock)
+        version, last_seq, clock, stamp, ruleset, judge = head
+        hit = self._cache.get(game_id)
+        if hit is not None and (hit.version, hit.last_seq, hit.stamp) == (
+                version, last_seq, stamp):
+            if hit.judge_contact != judge or hit.clock != clock:
+                hit = _Loaded(game_id, ruleset, hit.state, version, last_seq, clock, stamp,
+                              judge)
+            self._remember(hit)  # and the most recently used
+            return hit
+        # One statement for the state and its version: under READ COMMITTED a second read
+        # could see a later commit than the head did.
+        full = s.execute(_FULL, {"gid": game_id}).first()
+        if full is None:
+            raise UnknownGame(game_id)
+        version, last_seq, clock, stamp, ruleset, judge, data = full
+        loaded = _Loaded(game_id, ruleset, state_of(data), version, last_seq, clock, stamp,
+                         judge)
+        self._remember(loaded)
+        return loaded
 
-    def _previous(self, s: Session, game_id: str, msg_id: str, cmd: Command,
+    def _previous(self, s: Session | Connection, game_id: str, msg_id: str, cmd: Command,
                   sender: str | None) -> Outcome | None:
-        row = s.get(InboxMessage, (game_id, msg_id))
+        row = s.execute(_INBOX, {"gid": game_id, "mid": msg_id}).first()
         if row is None:
             return None
         if not _same_message(parse_command(decode(row.command)), cmd) or (
@@ -407,7 +518,7 @@ class Service:
                 LogEntry.seq.between(row.first_seq, row.last_seq)).order_by(LogEntry.seq))
             events = tuple(event_of(b) for b in bodies)
         rejection = Rejection.model_validate(decode(row.rejection)) if row.rejection else None
-        status: Status = row.outcome  # type: ignore[assignment]
+        status: Status = row.outcome
         return Outcome(game_id, msg_id, status, row.version, events, rejection, duplicate=True)
 
     # the pipeline ------------------------------------------------------------------------------
@@ -426,15 +537,16 @@ class Service:
             raise ValueError("a sender is a contact id of 1-128 characters")
         clash: IntegrityError | None = None
         for _ in range(MAX_TRIES):
-            with self.db.read() as s:
+            with self.db.read_core() as conn:
                 if msg_id is not None:
-                    seen = self._previous(s, game_id, msg_id, cmd, sender)
+                    seen = self._previous(conn, game_id, msg_id, cmd, sender)
                     if seen is not None:
                         return seen
                 if clash is not None:
                     raise clash  # not a duplicate message after all
-                loaded = self._load(game_id, s)
-                denied = sender is not None and not self._permitted(s, game_id, cmd, sender)
+                loaded = self._load(game_id, conn)
+                denied = sender is not None and not self._permitted(
+                    conn, game_id, cmd, sender, loaded.judge_contact)
             at = max(now, loaded.clock) if monotonic else now
             if denied:  # refused and logged (the inbox row), the engine is not asked
                 log.warning("%s: %s may not send %s", game_id, sender, cmd.kind)
@@ -445,10 +557,12 @@ class Service:
             if self.before_write is not None:
                 self.before_write()
             try:
-                with self.db.write() as s:
-                    out = self._commit(s, loaded, cmd, result, at, msg_id, sender)
+                with self.db.write_core() as conn:
+                    out, after = self._commit(conn, loaded, cmd, result, at, msg_id, sender)
+                if after is not None:  # committed: the state written is the one to cache
+                    self._remember(after)
                 if out.accepted:
-                    self._committed(game_id)
+                    self._committed(game_id, out.state, out.events)
                 return out
             except _Conflict:
                 continue
@@ -458,7 +572,8 @@ class Service:
                 clash = exc  # the same message committed meanwhile? the reload tells
         raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
 
-    def is_judge(self, game_id: str, contact: str, s: Session | None = None) -> bool:
+    def is_judge(self, game_id: str, contact: str, s: Session | Connection | None = None
+                 ) -> bool:
         if s is None:
             with self.db.read() as s2:
                 return self.is_judge(game_id, contact, s2)
@@ -466,67 +581,78 @@ class Service:
             return True
         return s.scalar(select(Game.judge_contact).where(Game.id == game_id)) == contact
 
-    def _permitted(self, s: Session, game_id: str, cmd: Command, sender: str) -> bool:
-        """May contact `sender` send `cmd` to this game? (CHAT.md: people)"""
+    def _permitted(self, s: Connection, game_id: str, cmd: Command, sender: str,
+                   judge_contact: str | None) -> bool:
+        """May contact `sender` send `cmd` to this game? (CHAT.md: people) `judge_contact`:
+        the game's own judge, read with the snapshot."""
         if cmd.kind == "tick":
             return False  # deadlines fire from the scheduler, never from a chat
-        judge = self.is_judge(game_id, sender, s)
+        judge = sender in self.judges or sender == judge_contact
         if cmd.kind.startswith("judge_"):
             return judge
         if cmd.kind == "vote" and judge:
             return True  # a forum vote, entered by the judge as read from the thread
-        seat = self.seat_of(game_id, sender, s)
+        seat = s.scalar(_SEAT, {"gid": game_id, "contact": sender})
         if seat is None or seat != getattr(cmd, "seat", None):
             return False
         return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES
 
-    def _commit(self, s: Session, old: _Loaded, cmd: Command,
+    def _commit(self, s: Connection, old: _Loaded, cmd: Command,
                 result: tuple[GameState, list[Event]] | Rejection, now: datetime,
-                msg_id: str | None, sender: str | None) -> Outcome:
+                msg_id: str | None, sender: str | None) -> tuple[Outcome, _Loaded | None]:
+        """The write transaction of one command; also what the snapshot now holds, for the
+        cache (None: the snapshot row did not change, the cached entry stays right)."""
         gid = old.game_id
-        guard = (Snapshot.game_id == gid) & (Snapshot.version == old.version)
+        guard = {"gid": gid, "old": old.version}
         if isinstance(result, Rejection) or result[0].version == old.version:
             # Nothing changes, but take the row (and check the version) all the same: the
             # verdict must have been reached on the latest state.
-            if s.execute(update(Snapshot).where(guard).values(version=Snapshot.version)
-                         ).rowcount != 1:
+            if s.execute(_TOUCH, guard).rowcount != 1:
                 raise _Conflict
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
             if msg_id is not None:
-                s.execute(insert(InboxMessage).values(
-                    game_id=gid, msg_id=msg_id, sender=sender, received_at=now,
-                    command=encode(cmd.model_dump()), outcome=status, version=old.version,
-                    rejection=encode(rejection.model_dump()) if rejection else None))
+                s.execute(_INSERT_INBOX, [{
+                    "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
+                    "command": encode(cmd.model_dump()), "outcome": status,
+                    "version": old.version, "first_seq": None, "last_seq": None,
+                    "rejection": encode(rejection.model_dump()) if rejection else None}])
             if rejection is not None:
                 self._reply(s, old, cmd, rejection, msg_id, sender)
-                s.flush()
-            return Outcome(gid, msg_id, status, old.version, (), rejection, state=old.state)
+            return Outcome(gid, msg_id, status, old.version, (), rejection,
+                           state=old.state), None
         new, events = result
         first = old.last_seq + 1
         last = old.last_seq + 1 + len(events)
-        if s.execute(update(Snapshot).where(guard).values(
-                version=new.version, last_seq=last, clock=max(old.clock, now),
-                state=encode(new.model_dump()), updated_at=utcnow())).rowcount != 1:
+        stamp = utcnow()
+        clock = max(old.clock, now)
+        if s.execute(_WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
+                              "b_clock": clock, "b_state": encode(new.model_dump()),
+                              "b_updated_at": stamp}).rowcount != 1:
             raise _Conflict
+        body = encode(cmd.model_dump())  # once: the inbox row and the command's log row
         if msg_id is not None:  # a duplicate message id fails here, before the bulk inserts
-            s.execute(insert(InboxMessage).values(
-                game_id=gid, msg_id=msg_id, sender=sender, received_at=now,
-                command=encode(cmd.model_dump()), outcome="accepted", version=new.version,
-                first_seq=first, last_seq=last))
+            s.execute(_INSERT_INBOX, [{
+                "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
+                "command": body, "outcome": "accepted", "version": new.version,
+                "first_seq": first, "last_seq": last, "rejection": None}])
         self._append(s, gid, new, new.version, events, cmd, now, msg_id,
-                     seq0=old.last_seq, phase=old.state.phase)
+                     seq0=old.last_seq, phase=old.state.phase, body=body,
+                     judge_contact=old.judge_contact)
         self._sync_deadlines(s, gid, old.state, new)
         self._sync_cards(s, gid, old.state, new)
         if new.over:  # won, or ended by the judge (the seed is out either way), or halted
-            s.execute(update(Game).where(Game.id == gid).values(
+            s.execute(update(GAMES).where(GAMES.c.id == gid).values(
                 status="halted" if new.halted else "over", winner=new.winner))
-        return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new)
+        after = _Loaded(gid, old.ruleset, new, new.version, last, clock, stamp,
+                        old.judge_contact)
+        return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new), after
 
     # writing helpers ---------------------------------------------------------------------------
-    def _append(self, s: Session, gid: str, state: GameState, version: int, events: list[Event],
-                cmd: Command | None, now: datetime, msg_id: str | None, *, seq0: int = 0,
-                phase: str = "SETUP") -> None:
+    def _append(self, s: Session | Connection, gid: str, state: GameState, version: int,
+                events: list[Event], cmd: Command | None, now: datetime, msg_id: str | None, *,
+                seq0: int = 0, phase: str = "SETUP", body: Any = None,
+                judge_contact: str | None | _Unread = UNREAD) -> None:
         """Log rows (the command, then its events) and their outbox rows."""
         rows: list[dict[str, Any]] = []
         seq = seq0
@@ -534,7 +660,8 @@ class Service:
             seq += 1
             rows.append({"game_id": gid, "seq": seq, "version": version, "kind": "command",
                          "type": cmd.kind, "at": now, "phase": phase, "audience": {},
-                         "body": encode(cmd.model_dump()), "msg_id": msg_id})
+                         "body": body if body is not None else encode(cmd.model_dump()),
+                         "msg_id": msg_id})
         head = seq
         for ev in events:
             seq += 1
@@ -543,27 +670,29 @@ class Service:
                          "audience": ev.audience.model_dump(mode="json"),
                          "body": encode(ev.model_dump()), "msg_id": msg_id})
         if rows:
-            s.execute(insert(LogEntry), rows)
-        self._outbox(s, gid, state, events, head, cmd, version)
+            s.execute(_INSERT_EVENTS, rows)
+        self._outbox(s, gid, state, events, head, cmd, version, judge_contact)
 
-    def _outbox(self, s: Session, gid: str, state: GameState, events: list[Event], head: int,
-                cmd: Command | None, version: int) -> None:
+    def _outbox(self, s: Session | Connection, gid: str, state: GameState, events: list[Event],
+                head: int, cmd: Command | None, version: int,
+                judge_contact: str | None | _Unread = UNREAD) -> None:
         ruleset = state.ruleset
         rooms: dict[str, str] = {}
         room_seats: dict[str, set[int]] = {}
         if any(ev.audience.group or ev.audience.public for ev in events):
-            rooms = {r.name: r.room_id for r in s.scalars(select(Room).where(
-                Room.game_id == gid))}
-            room_seats = _room_seats(s, gid, self.judges)
+            rooms = {name: room_id for name, room_id in s.execute(
+                _ROOMS, {"gid": gid})}
+            room_seats = _room_seats(s, gid, self.judges, judge_contact)
         created = utcnow()
         rows: list[dict[str, Any]] = []
 
         def add(seq: int, channel: str, target: str, text: str) -> None:
             if text:
                 rows.append({"dedupe_key": f"{gid}/{seq}/{target}", "game_id": gid, "seq": seq,
-                             "channel": channel, "target": target, "text": text,
-                             "created_at": created, "attempts": 0,
-                             "next_attempt_at": created})
+                             "channel": channel, "target": target, "address": None,
+                             "text": text, "created_at": created, "attempts": 0,
+                             "next_attempt_at": created, "sent_at": None,
+                             "last_error": None})
 
         digest: list[str] = []
         for i, ev in enumerate(events):
@@ -591,9 +720,9 @@ class Service:
         title = f"【{gid} v{version}】" + (describe_command(cmd) if cmd else "开局")
         add(head if cmd else 0, "judge", "judge", "\n".join([title, *digest]))
         if rows:
-            s.execute(insert(OutboxRow), rows)
+            s.execute(_INSERT_OUTBOX, rows)
 
-    def _reply(self, s: Session, old: _Loaded, cmd: Command, rejection: Rejection,
+    def _reply(self, s: Connection, old: _Loaded, cmd: Command, rejection: Rejection,
                msg_id: str | None, sender: str | None) -> None:
         seat = getattr(cmd, "seat", None)
         if sender is not None:
@@ -605,27 +734,31 @@ class Service:
         else:
             target = "judge"
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
-        s.add(_direct_message(key, old.game_id, target, render_rejection(rejection, old.ruleset),
-                              address=sender))
+        row = _direct_message(key, old.game_id, target, render_rejection(rejection, old.ruleset),
+                              address=sender)
+        s.execute(_INSERT_OUTBOX, [{c.key: getattr(row, c.key) for c in OUTBOX.columns
+                                    if c.key != "id"}])
 
-    def _sync_deadlines(self, s: Session, gid: str, old: GameState | None,
+    def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
                         new: GameState) -> None:
         """Mirror the deadlines the scheduler must wait for: none while the game is paused."""
         rows = _scheduled(new)
         if old is not None and _scheduled(old) == rows:
             return
         if old is not None:
-            s.execute(delete(DeadlineRow).where(DeadlineRow.game_id == gid))
+            s.execute(_DELETE_DEADLINES, {"gid": gid})
         if rows:
-            s.execute(insert(DeadlineRow), [{"game_id": gid, "deadline_id": d.id,
+            s.execute(_INSERT_DEADLINES, [{"game_id": gid, "deadline_id": d.id,
                                              "kind": d.kind, "due": d.due}
                                             for d in rows])
 
-    def _sync_cards(self, s: Session, gid: str, old: GameState, new: GameState) -> None:
-        for a, b in zip(old.seats, new.seats, strict=True):
-            if (a.yellow, a.red) != (b.yellow, b.red):
-                s.execute(update(Card).where(Card.game_id == gid, Card.seat == b.seat)
-                          .values(yellow=b.yellow, red=b.red))
+    def _sync_cards(self, s: Session | Connection, gid: str, old: GameState, new: GameState
+                    ) -> None:
+        changed = [{"gid": gid, "b_seat": b.seat, "b_yellow": b.yellow, "b_red": b.red}
+                   for a, b in zip(old.seats, new.seats, strict=True)
+                   if (a.yellow, a.red) != (b.yellow, b.red)]
+        if changed:
+            s.execute(_CARD, changed)
 
     # deadlines ---------------------------------------------------------------------------------
     def advance(self, game_id: str, until: datetime) -> list[Outcome]:
@@ -730,21 +863,20 @@ class Service:
                     updated_at=utcnow()))
                 self._sync_deadlines(s, game_id, snapshot, state)
                 self._sync_cards(s, game_id, snapshot, state)
-            self._committed(game_id)
+            self.forget(game_id)  # the state under this version may have changed
+            self._committed(game_id, state)
         return report
 
 
-def _room_seats(s: Session, gid: str, judges: frozenset[str]) -> dict[str, set[int]]:
+def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str],
+                game_judge: str | None | _Unread = UNREAD) -> dict[str, set[int]]:
     """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
     who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
     then gets no post until it is put right."""
-    game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
+    if isinstance(game_judge, _Unread):  # not read with the snapshot: read it now
+        game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
     out: dict[str, set[int]] = {}
-    for room, contact, seat in s.execute(
-            select(RoomMember.room, RoomMember.contact_id, Player.seat).outerjoin(
-                Player, (Player.game_id == RoomMember.game_id)
-                & (Player.contact_id == RoomMember.contact_id)).where(
-                RoomMember.game_id == gid)):
+    for room, contact, seat in s.execute(_ROOM_MEMBERS, {"gid": gid}):
         seats = out.setdefault(room, set())
         if seat is not None:
             seats.add(seat)

@@ -46,6 +46,7 @@ from bot.service import GAME_ID, MAX_ID, MessageIdReused, Service, UnknownGame, 
 from bot.store.models import ChatMessage, Game, Lobby, LobbyPlayer, LogEntry, Player, Room
 from bot.transport import Incoming, Transport, TransportSender
 from engine.events import Event
+from engine.model import GameState
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,9 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
         self.rooms = Rooms(service, transport, self._dm, self.post)
         self.forum = ForumVotes(service, forum_source, **({"clock": clock} if clock else {}))
         self.on_deliver: Callable[[], None] | None = None
-        # Rooms follow every commit, the scheduler's ticks included.
-        service.on_commit.append(self.after_commit)
+        # Rooms follow every commit, the scheduler's ticks included: told the state and the
+        # events just committed, so that no commit decodes the snapshot or reads the log again.
+        service.on_commit_state.append(self._after_commit)
 
     @property
     def judges(self) -> frozenset[str]:
@@ -136,15 +138,21 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
         self.deliver(msg.at)
 
-    def after_commit(self, gid: str, events: Iterable[Event] = ()) -> None:
-        """Rooms follow the state (the scheduler's ticks come here too)."""
+    def _after_commit(self, gid: str, state: GameState, events: tuple[Event, ...]) -> None:
+        self.after_commit(gid, events, state=state)
+
+    def after_commit(self, gid: str, events: Iterable[Event] = (), *,
+                     state: GameState | None = None) -> None:
+        """Rooms follow the state (the scheduler's ticks come here too). `state`: the one
+        just committed (else it is read)."""
         lobby = self._lobby(gid)
         if lobby is None:
             return
-        try:
-            state = self.service.state(gid)
-        except UnknownGame:
-            return
+        if state is None:
+            try:
+                state = self.service.state(gid)
+            except UnknownGame:
+                return
         recent = list(events) or self._recent_events(gid)
         self.rooms.sync(gid, state, recent, lobby)
 

@@ -16,7 +16,26 @@ from typing import Any
 _TAGS = ("$map", "$tuple", "$dt", "$date", "$time")
 
 
+_PLAIN = frozenset({type(None), bool, int, float, str})
+
+
 def encode(value: Any) -> Any:
+    # The hot path of every commit (the whole state): the exact built-in types first, by a
+    # type lookup; anything else (a subclass: a str enum, a datetime) takes the full chain.
+    t = type(value)
+    if t in _PLAIN:
+        return value
+    if t is dict:
+        for k in value:
+            if not isinstance(k, str) or k.startswith("$"):
+                return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
+        return {k: encode(v) for k, v in value.items()}
+    if t is list:
+        return [encode(v) for v in value]
+    return _encode_other(value)
+
+
+def _encode_other(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, datetime):  # before date: a datetime is a date

@@ -12,7 +12,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session
 
 from bot.store.settings import database_url
@@ -136,6 +136,20 @@ class Database:
         """One transaction: committed when the block ends, rolled back if it raises."""
         with Session(self._writer, expire_on_commit=False) as session, session.begin():
             yield session
+
+    @contextmanager
+    def read_core(self) -> Iterator[Connection]:
+        """A reading transaction on a bare connection: for the pipeline's hot path, core
+        statements without the ORM's unit of work."""
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def write_core(self) -> Iterator[Connection]:
+        """Like `write`, on a bare connection: committed when the block ends, rolled back if
+        it raises."""
+        with self._writer.connect() as conn, conn.begin():
+            yield conn
 
     def dispose(self) -> None:
         self.engine.dispose()

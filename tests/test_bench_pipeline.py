@@ -1,0 +1,34 @@
+"""The pipeline benchmarks (bench/pipeline.py, recovery.py, growth.py) still run: tiny sizes,
+SQLite only, no timing judged (never a timed assertion in a test)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import growth  # noqa: E402
+import pipeline  # noqa: E402
+import recovery  # noqa: E402
+
+
+def test_pipeline_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert pipeline.main(["--backends", "sqlite", "--games", "3", "--commands", "15",
+                          "--baseline", "10", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "load average" in out and "\nsqlite " in out
+
+
+def test_growth_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert growth.main(["--days", "2", "--games", "1"]) == 0
+    assert "whole game" in capsys.readouterr().out
+
+
+def test_recovery_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert recovery.main(["--games", "3", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "3 active games" in out and "KiB per game" in out
