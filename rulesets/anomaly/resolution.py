@@ -8,7 +8,8 @@ they are this module's `STEPS`, the ruleset's own step names (`anomaly.evolve`),
 book takes beside the roles' steps.
 
 `AnomalyResolution.start` reads what the night chose when the resolution begins (the head's
-record, the check, the firewall, the witch's purify or 格式化 and the stages of the opening).
+record, the check, the firewall, the witch's purify or 格式化 and the stages of the opening),
+R1's protections among them: the firewall F and the growth/mature 净化 P (`protect`).
 A submission read later is read at that moment (`sub`): the 过载 submissions in R4 and the check
 the seer evolves by in R8 — with resolve.locked_actions=false an actor out by then no longer
 counts (AMB-G-06 (b)), exactly as the former single pipeline read them.
