@@ -95,8 +95,9 @@ class AnomalyResolution(Resolution):
         return slot.sub
 
     def target(self, key: str, skill: str | None = None) -> int | None:
+        """The first target in slot `key` (with skill `skill`), as it counts now."""
         sub = self.sub(key)
-        if sub is None or sub.skill != skill or not sub.targets:
+        if sub is None or not sub.targets or (skill is not None and sub.skill != skill):
             return None
         return sub.targets[0]
 
