@@ -1,8 +1,8 @@
 """The `anomaly` ruleset (RULES.md §3): wolf head, infection, growth stages, 过载, Key盾, 归零.
 
 This module is the glue: presets, setup, votes, the end of the game. Each role is a module of
-rulesets/anomaly/roles/ (data.yaml lists them and the night order); the night resolution is
-the pipeline of rulesets/anomaly/pipeline.py."""
+rulesets/anomaly/roles/ (data.yaml lists them, the night order and the night resolution's
+steps); what the steps share, and those that belong to no role, are in resolution.py."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from rulesets.anomaly.base import (
     stage,
 )
 from rulesets.anomaly.options import ANOMALY_OPTIONS, AnomalyOptions, opts
-from rulesets.anomaly.pipeline import Pipeline
+from rulesets.anomaly.resolution import STEPS, AnomalyResolution
 from rulesets.anomaly.statuses import CLASS, STAGE, WINDOW, WINDOW_PART
 from rulesets.common.roles import RoleBook
 from rulesets.common.witch import WitchNight
@@ -36,7 +36,7 @@ def _passed(ctx: Ctx, st: Seat, cmd: Act) -> None:
     ctx.tell(st.seat, "ActionRecorded", skill="pass", target=None)
 
 
-BOOK = RoleBook(__name__, DATA, passed=_passed)
+BOOK = RoleBook(__name__, DATA, passed=_passed, steps=STEPS)
 
 
 class Anomaly(WitchNight, Ruleset):
@@ -142,7 +142,7 @@ class Anomaly(WitchNight, Ruleset):
         BOOK.slot_expired(ctx, slot)
 
     def resolve_night(self, ctx: Ctx) -> None:
-        Pipeline(ctx).run()
+        BOOK.resolve_night(ctx, AnomalyResolution.start(ctx))
 
     # end of game (§3.6) ---------------------------------------------------------
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:

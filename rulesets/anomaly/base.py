@@ -1,5 +1,5 @@
-"""What anomaly's glue, its role modules and its night pipeline share: the data, camps,
-stages, classes, and the checks several of them make."""
+"""What anomaly's glue, its role modules and its night resolution share: the data, camps,
+stages, classes, the checks several of them make, and a stage's step up."""
 
 from __future__ import annotations
 
@@ -27,6 +27,24 @@ def stage(st: Seat) -> str | None:
 
 def is_derivative(st: Seat) -> bool:
     return bool(st.status(DERIVATIVE))
+
+
+def advance_stage(ctx: Ctx, n: int) -> bool:
+    """Seat `n` evolves one stage if it can (进化, or the witch's 共鸣); did it?"""
+    st = ctx.state.seat(n)
+    if not st.holds("evolve") and st.role != "witch":
+        return False
+    current = stage(st)
+    if current is None or current == "complete":
+        return False
+    new = STAGES[STAGES.index(current) + 1]
+    st.set_status(STAGE, new)
+    if opts(ctx).anomaly_lost_skill_regained_on_evolve:
+        for skill, status in st.skills.items():
+            if status == "lost" and skill in DATA["skills"][st.role] and not is_derivative(st):
+                st.skills[skill] = "held"
+    ctx.tell(n, "StageNotice", stage=new)
+    return True
 
 
 def overload_usable(ctx: Ctx, st: Seat, night: int) -> bool:

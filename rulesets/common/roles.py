@@ -4,7 +4,8 @@ A role module declares one `Role`: the skill words it handles, the night slot th
 that slot opens and expires, its steps of the night resolution, its hooks on going out and on
 its own deadlines. A ruleset's `RoleBook` loads the role modules its data.yaml lists (`roles:`)
 and dispatches the engine's night hooks to them: slots open in `night_order`, the night resolves
-through `night_resolution` (a list of `role.step` names), both lists in data.yaml.
+through `night_resolution` (a list of `role.step` names, or names of the ruleset's own steps
+given to the book), both lists in data.yaml.
 """
 
 from __future__ import annotations
@@ -104,9 +105,13 @@ class RoleBook:
     """A ruleset's roles, loaded from its role modules, and the dispatch of the night hooks."""
 
     def __init__(self, package: str, data: Mapping[str, Any],
-                 passed: Callable[[Ctx, Seat, Act], None]) -> None:
-        """`passed`: the ruleset's feedback of 过 on a slot whose role has none of its own."""
+                 passed: Callable[[Ctx, Seat, Act], None],
+                 steps: Mapping[str, Step] | None = None) -> None:
+        """`passed`: the ruleset's feedback of 过 on a slot whose role has none of its own.
+        `steps`: the ruleset's own resolution steps, by their full name in night_resolution
+        (anomaly's `anomaly.evolve`: a step that belongs to no role)."""
         self.default_passed = passed
+        own = steps or {}
         self.roles: dict[str, Role] = {}
         for name in data["roles"]:
             module = importlib.import_module(f"{package}.roles.{name.replace('-', '_')}")
@@ -117,7 +122,7 @@ class RoleBook:
         self.steps: list[Step] = []
         for name in data.get("night_resolution", []):
             role_name, _, step = name.partition(".")
-            self.steps.append(self.roles[role_name].steps[step])
+            self.steps.append(own[name] if name in own else self.roles[role_name].steps[step])
         self.night_skills: dict[str, tuple[Role, NightSkill]] = {}
         self.direct: dict[str, DirectSkill] = {}
         self.slot_owner: dict[str, Role] = {}
@@ -198,6 +203,8 @@ class RoleBook:
             missed_if_unanswered(ctx, slot)
 
     def resolve_night(self, ctx: Ctx, res: Resolution | None = None) -> None:
+        """The steps over one resolution: `res` if the ruleset starts its own (a subclass that
+        carries more of the night's choices), else `Resolution.start`."""
         res = res or Resolution.start(ctx)
         for step in self.steps:
             step(ctx, res)

@@ -1,5 +1,5 @@
 """预言家 (A-SEER): one check a night; the result at once, or after the resolution
-(anomaly.seer_snapshot=after_resolution, told by the pipeline)."""
+(anomaly.seer_snapshot=after_resolution: its step `result` of the night resolution)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from engine.context import Ctx
 from engine.model import Seat, Slot
 from rulesets.anomaly.base import NORMAL, seer_label
 from rulesets.anomaly.options import opts
-from rulesets.common.roles import Role
+from rulesets.anomaly.resolution import AnomalyResolution
+from rulesets.common.roles import Resolution, Role
 from rulesets.common.skills import check_once, open_slot
 
 
@@ -24,4 +25,18 @@ def _act_see(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> No
         ctx.tell(st.seat, "SeerResult", target=target, label=seer_label(ctx, st, target))
 
 
-ROLE = Role(name="seer", night_skills={"see": _act_see}, slot="see", open_night=_open)
+def _result(ctx: Ctx, res: Resolution) -> None:
+    """The deferred result (anomaly.seer_snapshot=after_resolution) of the check taken at the
+    start of the resolution: a seer who went out during it still gets it, in the log only
+    (G-RES-4)."""
+    r = AnomalyResolution.of(res)
+    see = r.see
+    if see is not None and r.seer_used and opts(ctx).anomaly_seer_snapshot == "after_resolution":
+        seer = ctx.state.seat(see.by)
+        checked = see.targets[0]
+        assert checked is not None  # a check names a living target (_act_see)
+        ctx.tell(seer.seat, "SeerResult", target=checked, label=seer_label(ctx, seer, checked))
+
+
+ROLE = Role(name="seer", night_skills={"see": _act_see}, slot="see", open_night=_open,
+            steps={"result": _result})
