@@ -12,8 +12,10 @@ the next.
   knows to be in, a random vote or abstention.
 - `HeuristicAgent`: plausible play, documented per duty below: wolves never target a
   teammate, the seer checks unchecked seats and claims its results each morning, the witch saves
-  on night one, villagers vote the seats a claimed seer called bad, the wolves vote the claimed
-  seer.
+  on night one and poisons a seat called bad (or, in classic, the seat that voted most against
+  the claimed seer and the seats he cleared), villagers vote the seats a claimed seer called
+  bad, the wolves kill the claimed seer and vote him out only once he has called one of them
+  bad.
 """
 
 from __future__ import annotations
@@ -241,6 +243,13 @@ class HeuristicAgent:
         bad = [n for n in self.suspect_list(view) if n in view.public_in]
         if bad and "poison" not in view.used:
             out.append(Act(seat=seat, skill="poison", targets=(bad[0],)))
+        elif view.ruleset == "classic" and view.night >= 2 and "poison" not in view.used:
+            # Nobody called bad: from night two she poisons the seat that voted most against
+            # the claimed seer and the seats he cleared, if any did.
+            tells = {n: k for n, k in view.against_cleared().items() if n != seat}
+            if tells:
+                worst = max(sorted(tells), key=lambda n: tells[n])
+                out.append(Act(seat=seat, skill="poison", targets=(worst,)))
         # Anomaly: format a seat called bad at complete, else purify the claimed seer or self.
         if bad and view.stage == "complete":
             out.append(Act(seat=seat, skill="format", targets=(bad[0],)))

@@ -55,6 +55,8 @@ class SeatView:
     vote_results: int = 0  # VoteResult posts seen (a revote is a new vote)
     overload: bool = False
     infected: list[int] = field(default_factory=list)  # the wolf head's own 感染 targets
+    votes: dict[tuple[int, int], int | None] = field(default_factory=dict)  # (day, voter) ->
+    # the target of the voter's standing public vote that day (abstention: None)
 
     def __post_init__(self) -> None:
         self.public_in = set(range(1, self.players + 1))
@@ -111,6 +113,9 @@ class SeatView:
             self.camp = "normal"
         elif t == "OverloadGranted":
             self.overload = True
+        elif t == "VotePosted" and d.get("voter") and d.get("mode") in (
+                "vote", "change", "correct"):
+            self.votes[(self.day, int(d["voter"]))] = d.get("target")
         elif t == "VoteResult":
             self.vote_results += 1
 
@@ -143,3 +148,13 @@ class SeatView:
 
     def claimed_good(self) -> set[int]:
         return {c.target for c in self.claims if not c.bad}
+
+    def against_cleared(self) -> dict[int, int]:
+        """Seats still in -> how many times they publicly voted a claimed seer or a seat a
+        claimed seer called good (a wolf's tell, since the village does not)."""
+        cleared = self.claimed_good() | {c.seat for c in self.claims}
+        out: dict[int, int] = {}
+        for (_, voter), target in self.votes.items():
+            if target in cleared and voter in self.public_in and voter != target:
+                out[voter] = out.get(voter, 0) + 1
+        return out
