@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.simulate.view import KILLER_ROLES, Claim, SeatView
-from engine.commands import Act, Handover, LastWords, Vote
+from engine.commands import Act, Handover, LastWords, OptionValue, Vote
 
 # Night slot key (before any ":") -> the skills that answer it, per ruleset-agnostic slot
 # names; a slot not listed is answered with `pass` only.
@@ -92,8 +92,9 @@ class RandomAgent:
             if skill == "pass":
                 out.append(Act(seat=seat, skill="pass"))
             else:
-                options = {"mode": rng.choice([1, 2])} if skill == "infect" and \
-                    view.stage == "complete" else {}
+                complete = skill == "infect" and view.stage == "complete"
+                options: dict[str, OptionValue] = {"mode": rng.choice([1, 2])} if complete \
+                    else {}
                 out.append(Act(seat=seat, skill=skill, targets=(_pick(rng, pool),),
                                options=options))
         if skills and skills[0] in ("kill", "infect"):
@@ -202,8 +203,8 @@ class HeuristicAgent:
             pool = [n for n in others if n not in view.mates]
             seers = [n for n in view.claimed_seers() if n in pool]
             target = seers[0] if seers else _pick(rng, pool)
-            options = {"mode": 2 if rng.random() < 0.5 else 1} if view.stage == "complete" \
-                else {}
+            options: dict[str, OptionValue] = {"mode": 2 if rng.random() < 0.5 else 1} \
+                if view.stage == "complete" else {}
             infect = [Act(seat=seat, skill="infect", targets=(target,), options=options),
                       Act(seat=seat, skill="lock")]
             # A seat he infected that is still in has probably turned: half the nights he

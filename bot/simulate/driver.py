@@ -76,8 +76,9 @@ class GameDriver:
     def deliver(self, events: list[Event]) -> None:
         for e in events:
             self.log.append(e)
+            reached: list[SeatView]
             if e.audience.public:
-                reached = self.views.values()
+                reached = list(self.views.values())
             else:
                 reached = [self.views[s] for s in e.audience.seats if s in self.views]
             for view in reached:
@@ -141,8 +142,8 @@ class GameDriver:
             self.rng.shuffle(order)  # who posts first matters for first-to-reach ties
             for n in order:
                 if not state.votes.get(n):
-                    key = ("vote", state.phase, n, self.views[n].vote_results)
-                    out.append((n, Duty("vote"), key))
+                    vote_key = ("vote", state.phase, n, self.views[n].vote_results)
+                    out.append((n, Duty("vote"), vote_key))
         return out
 
     def act_all(self) -> None:
