@@ -189,3 +189,27 @@ def test_cli_options_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "no_such_key" in capsys.readouterr().err
     assert main(["simulate", "--ruleset", "classic", "--players", "13", "--games", "2",
                  "--seed", "1", "--no-progress"]) == 2
+
+
+def test_chart_without_a_cjk_font_falls_back_to_ascii(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.simulate import chart
+
+    doc = simulate(Spec(ruleset="classic", players=12, games=2, seed=1, agent="random"))
+    monkeypatch.setattr(chart, "cjk_font", lambda: None)
+    png = tmp_path / "ascii.png"
+    assert chart.draw(doc, png) is None
+    assert "no CJK font" in capsys.readouterr().err
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_chart_finds_a_cjk_font_when_one_is_installed() -> None:
+    from matplotlib import font_manager
+
+    from bot.simulate import chart
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    if not installed & set(chart.CANDIDATES):
+        pytest.skip("no CJK font on this machine (.ci/run installs fonts-wqy-microhei)")
+    assert chart.cjk_font() in chart.CANDIDATES
