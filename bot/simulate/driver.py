@@ -23,6 +23,7 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.simulate.agents import AGENTS, Agent, Duty
+from bot.simulate.stats import count_rules
 from bot.simulate.view import SeatView
 from engine import handle, new_game
 from engine.commands import Act, Tick
@@ -194,8 +195,6 @@ class GameDriver:
         return self.result()
 
     def result(self) -> GameResult:
-        from bot.simulate.stats import count_rules  # the rule table lives with the stats
-
         state = self.state
         outs = Counter(s.out_cause or "unknown" for s in state.seats if not s.alive)
         return GameResult(index=self.index, winner=state.winner or "none", days=state.day,
