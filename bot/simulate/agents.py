@@ -129,6 +129,11 @@ class HeuristicAgent:
             if skill is None:
                 return []
             target = self.suspect(view, rng)
+            if target is None and view.role not in KILLER_ROLES and not view.derivative:
+                # Nobody called bad: the seat that voted most against the claimed seer and
+                # the seats he cleared, if any did (the witch's tell too).
+                tells = {n: k for n, k in view.against_cleared().items() if n != seat}
+                target = max(sorted(tells), key=lambda n: tells[n]) if tells else None
             return [Act(seat=seat, skill=skill, targets=(target,))] if target else []
         return self.night(view, duty.key.split(":")[0], rng)
 
