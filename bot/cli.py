@@ -194,6 +194,69 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(ruleset=args.ruleset, seed=args.seed, out=sys.stdout)
 
 
+def _option_pair(text: str) -> tuple[str, object]:
+    """`key=value`, the value read as a YAML scalar (true, 3, 45min), as in RULES.md §5."""
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    if not isinstance(parsed, bool | int | str | None):
+        parsed = value  # a list or mapping is no option value: let the engine refuse the text
+    return key.strip(), parsed
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import json
+
+    from bot.simulate.run import Spec, report, simulate
+
+    spec = Spec(ruleset=args.ruleset, players=args.players or 12,
+                games=args.games, seed=args.seed, agent=args.agents,
+                options=dict(args.option))
+    progress = not args.no_progress and (args.progress or sys.stderr.isatty())
+    try:
+        doc = simulate(spec, jobs=max(1, args.jobs), progress=progress)
+    except ValueError as exc:
+        print(f"wolfjudge simulate: {exc}", file=sys.stderr)
+        return 2
+    print(report(doc))
+    if args.json:
+        Path(args.json).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n",
+                                   encoding="utf-8")
+    if args.chart:
+        from bot.simulate.chart import draw
+
+        draw(doc, args.chart)
+    return 0
+
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="play many whole games with automatic players and "
+                                        "report win rates, game length, causes of going out "
+                                        "and rule firings (docs/balance.md)")
+    p.add_argument("--ruleset", choices=("classic", "anomaly"), required=True)
+    p.add_argument("--players", type=int, default=None, help="default 12")
+    p.add_argument("--option", type=_option_pair, action="append", default=[],
+                   metavar="KEY=VALUE", help="a game option (repeatable), as in RULES.md §5")
+    p.add_argument("--games", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True, help="game i plays from (seed, i) only")
+    p.add_argument("--agents", choices=("random", "heuristic"), default="heuristic",
+                   help="random: any legal action; heuristic: plausible play (default)")
+    p.add_argument("--jobs", type=int, default=1, help="processes (the numbers do not "
+                                                       "depend on it)")
+    p.add_argument("--json", metavar="FILE", help="write the numbers as JSON")
+    p.add_argument("--chart", metavar="FILE.png", help="write a chart for the forum")
+    p.add_argument("--progress", action="store_true", help="a progress bar even when "
+                                                           "standard error is no terminal")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_simulate)
+
+
 def _add_store_commands(sub: argparse._SubParsersAction) -> None:
     def db_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--db", metavar="URL", default=None,
@@ -265,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("files", nargs="*")
     run.set_defaults(func=_scenario_run)
     _add_store_commands(sub)
+    _add_simulate(sub)
     args = parser.parse_args(argv)
     if args.command in ("migrate", "rebuild", "export", "run", "console"):
         from bot.store import SchemaError
