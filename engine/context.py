@@ -30,6 +30,11 @@ from engine.model import (
 from engine.options import TYPED_CACHE, CommonOptions, typed_options
 from engine.votes import Tally
 
+_new = object.__new__
+_set = object.__setattr__
+_VERSIONS = EVENT_VERSIONS
+_EVENT_FIELDS = frozenset(Event.model_fields)
+
 # Cards whose reason everybody may know (the vote thread and the badge are public).
 PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
 
@@ -127,14 +132,24 @@ class Ctx:
         return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
-        self.events.append(Event.trusted(type_, EVENT_VERSIONS.get(type_, 1), self.now,
-                                         self.state.phase, audience, data))
+        # `Event.trusted`, inlined: this runs for every event, several per command.
+        ev = _new(Event)
+        _set(ev, "__dict__", {"type": type_, "class_version": _VERSIONS.get(type_, 1),
+                              "at": self.now, "phase": self.state.phase,
+                              "audience": audience, "data": data})
+        _set(ev, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+        _set(ev, "__pydantic_extra__", None)
+        _set(ev, "__pydantic_private__", None)
+        self.events.append(ev)
 
     def tell(self, seats: list[int] | tuple[int, ...] | int, type_: str, **data: Any) -> None:
         """Private message(s); dead seats get it in the log only (G-RES-4)."""
+        all_seats: list[Seat] = view(self.state, "seats")  # read only
         if isinstance(seats, int):
-            seats = [seats]
-        living = [s for s in seats if self.state.peek(s).alive]
+            living: list[int] = [seats] if list.__getitem__(all_seats, seats - 1).alive else []
+        else:
+            living = [s for s in seats
+                      if list.__getitem__(all_seats, s - 1).alive]
         self.emit(type_, Audience.to(*living), **data)
 
     def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
@@ -184,13 +199,14 @@ class Ctx:
     def seat(self, n: int) -> Seat:
         if not 1 <= n <= len(view(self.state, "seats")):
             self.reject("no_such_seat", seat=n)
-        return self.state.seat(n)
+        return self.state.seats[n - 1]
 
     def peek(self, n: int) -> Seat:
         """`seat(n)` to read only (`GameState.peek`): no copy of the seat for a mere check."""
-        if not 1 <= n <= len(view(self.state, "seats")):
+        seats: list[Seat] = view(self.state, "seats")
+        if not 1 <= n <= len(seats):
             self.reject("no_such_seat", seat=n)
-        return self.state.peek(n)
+        return list.__getitem__(seats, n - 1)
 
     def view(self, name: str) -> Any:
         """State field `name` to read only, then and there (`engine.clone.view`)."""

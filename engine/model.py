@@ -329,7 +329,8 @@ class GameState(BaseModel):
     def peek(self, n: int) -> Seat:
         """Seat `n` to read, never to change: in a command's working copy it may still be the
         caller's own seat (`engine.clone.SeatsOnDemand`); `seat(n)` gives the one to change."""
-        seats: list[Seat] = view(self, "seats")
+        # (`view`, inlined for the settled state's common case: a hot path)
+        seats: list[Seat] = self.__dict__.get("seats") or view(self, "seats")
         return list.__getitem__(seats, n - 1)
 
     def living(self) -> list[Seat]:
@@ -343,7 +344,7 @@ class GameState(BaseModel):
     def peek_seats(self) -> list[Seat]:
         """All seats to read, never to change (see `peek`): a scan that only looks (the
         CHECK's camp counts) copies no seat of a working copy."""
-        seats: list[Seat] = view(self, "seats")
+        seats: list[Seat] = self.__dict__.get("seats") or view(self, "seats")
         return list.copy(seats)
 
     def peek_members(self, camp: str, living: bool = True) -> list[Seat]:
