@@ -275,9 +275,11 @@ class Ctx:
     def remove_deadline(self, ident: str) -> None:
         """Remove deadline `ident`, with its reminder (`drop_deadlines`, without a call per
         deadline, and without copying the list when there is no such deadline)."""
-        if any(d.id == ident for d in self.view("deadlines")):
-            self.state.deadlines = [d for d in self.state.deadlines
-                                    if d.id != ident and d.parent != ident]
+        for d in view(self.state, "deadlines"):  # (a loop: no generator frame for any())
+            if d.id == ident:
+                self.state.deadlines = [d for d in self.state.deadlines
+                                        if d.id != ident and d.parent != ident]
+                return
 
     def drop_deadlines(self, which: Any) -> None:
         """Remove the deadlines `which(d)` selects, with their reminders."""
@@ -313,7 +315,14 @@ class Ctx:
 
     def require_night(self) -> Night:
         """The night still collecting actions, or a refusal."""
+        self.night_open()
         night = self.state.night
+        assert night is not None
+        return night
+
+    def night_open(self) -> Night:
+        """`require_night` to read only (a view: a refused command copies no night)."""
+        night: Night | None = self.view("night")
         if not self.state.phase.startswith("N") or night is None or night.resolved:
             self.reject("not_night")
         assert night is not None
@@ -321,22 +330,25 @@ class Ctx:
 
     def slot_for(self, cmd: Act, key: str) -> Slot:
         """The open night slot `key` that the sender of `cmd` may answer, or a refusal."""
-        slot = self.require_night().slots.get(key)
+        # The checks read the night without copying it (most refusals stop here); the slot
+        # handed out is the working copy's.
+        slot = self.night_open().slots.get(key)
         if slot is None or cmd.seat not in slot.seats:
             self.reject("not_your_skill", skill=cmd.skill)
         assert slot is not None
         if slot.expired:
             self.reject("deadline_passed")
-        return slot
+        return self.night.slots[key]
 
     def open_slots(self, seat: int) -> list[Slot]:
         """The night slots `seat` may still answer (for a `pass`); refuses if there are none."""
-        night = self.state.night
-        slots = [s for s in (night.slots.values() if night else [])
-                 if seat in s.seats and not s.final and not s.expired]
-        if not slots:
+        night: Night | None = self.view("night")  # read only until there is one
+        if night is None or not any(seat in s.seats and not s.final and not s.expired
+                                    for s in night.slots.values()):
             self.reject("nothing_to_pass")
-        return slots
+        night = self.night
+        return [s for s in night.slots.values()
+                if seat in s.seats and not s.final and not s.expired]
 
     def submit(self, slot: Slot, cmd: Act, targets: list[int | None]) -> None:
         if slot.final:
