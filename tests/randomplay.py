@@ -375,6 +375,16 @@ class Driver:
             living = m["living"] = self.state.living_numbers()
         return living
 
+    def voters(self) -> tuple[list[int], list[int]]:
+        """The living seats who have not voted yet, and those who have (once per state)."""
+        m = self.memo()
+        split: tuple[list[int], list[int]] | None = m.get("voters")
+        if split is None:
+            living, votes = self.living(), self.state.votes
+            split = m["voters"] = ([n for n in living if not votes.get(n)],
+                                   [n for n in living if votes.get(n)])
+        return split
+
     def next_deadline(self) -> Deadline | None:
         """`state.next_deadline()`, once per state."""
         m = self.memo()
@@ -457,13 +467,7 @@ class Driver:
     def legal_day(self, r: float) -> Any:
         state = self.state
         living = self.living()
-        m = self.memo()
-        split: tuple[list[int], list[int]] | None = m.get("voters")
-        if split is None:
-            votes = state.votes
-            split = m["voters"] = ([n for n in living if not votes.get(n)],
-                                   [n for n in living if votes.get(n)])
-        waiting, voted = split
+        waiting, voted = self.voters()
         if waiting and r < 0.8:
             seat, r = pick(waiting, within(r, 0, 0.8))
             return Vote(seat=seat, mode="vote", target=self.vote_target(r))
