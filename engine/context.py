@@ -34,6 +34,19 @@ _new = object.__new__
 _set = object.__setattr__
 _VERSIONS = EVENT_VERSIONS
 _EVENT_FIELDS = frozenset(Event.model_fields)
+_EVERYONE = Audience.everyone()  # shared frozen instances
+_JUDGE = Audience.judge()
+
+
+def _audience_to(seats: list[int] | tuple[int, ...]) -> Audience:
+    """`Audience.to(*seats)`, inlined (one call per private message)."""
+    audience = _new(Audience)
+    _set(audience, "__dict__", {"public": False, "seats": tuple(sorted(set(seats))),
+                                "group": None})
+    _set(audience, "__pydantic_fields_set__", {"seats"})
+    _set(audience, "__pydantic_extra__", None)
+    _set(audience, "__pydantic_private__", None)
+    return audience
 
 # Cards whose reason everybody may know (the vote thread and the badge are public).
 PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
@@ -95,6 +108,10 @@ class RulesetHooks(Protocol):
 class Ctx:
     """The working copy of one command's processing, with the shared mechanisms."""
 
+    # One per command, and its attributes are read all through rule code: slots make both
+    # cheaper (and a misspelt attribute an error).
+    __slots__ = ("state", "now", "rs", "o", "events", "checks_on", "_kinds")
+
     def __init__(self, state: GameState, now: datetime, ruleset: RulesetHooks) -> None:
         self.state = state
         self.now = now
@@ -132,6 +149,11 @@ class Ctx:
         return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
+        self._push(type_, audience, data)
+
+    def _push(self, type_: str, audience: Audience, data: dict[str, Any]) -> None:
+        """`emit` with the data as a dict of the event's own (`announce`, `note` and `tell`
+        hand on their fresh keyword dict: no second packing)."""
         # `Event.trusted`, inlined: this runs for every event, several per command.
         ev = _new(Event)
         _set(ev, "__dict__", {"type": type_, "class_version": _VERSIONS.get(type_, 1),
@@ -150,14 +172,14 @@ class Ctx:
         else:
             living = [s for s in seats
                       if list.__getitem__(all_seats, s - 1).alive]
-        self.emit(type_, Audience.to(*living), **data)
+        self._push(type_, _audience_to(living), data)
 
     def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
                   **data: Any) -> None:
         """Private message(s) about a duty that outlives going out (a deadline kind that
         `outlives_out`, or what a ruleset says so of): told to the seat whether it is in or
         out."""
-        self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
+        self._push(type_, _audience_to([seats] if isinstance(seats, int) else seats), data)
 
     def tell_about(self, concern: str, seats: list[int] | tuple[int, ...] | int, type_: str,
                    /, **data: Any) -> None:
@@ -177,11 +199,11 @@ class Ctx:
                   else Audience.judge(), **data)
 
     def announce(self, type_: str, **data: Any) -> None:
-        self.emit(type_, Audience.everyone(), **data)
+        self._push(type_, _EVERYONE, data)
 
     def note(self, type_: str, **data: Any) -> None:
         """For the judge and the log only."""
-        self.emit(type_, Audience.judge(), **data)
+        self._push(type_, _JUDGE, data)
 
     def news(self, key: str, item: Any) -> None:
         self.state.news.setdefault(key, []).append(item)

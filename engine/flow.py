@@ -85,10 +85,12 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
 
 
 def maybe_resolve(ctx: Ctx) -> None:
-    # (read only, so that a command that changes nothing at night copies no night)
+    # (the phase first: by day there is nothing to look at; the night read only, so that a
+    # command that changes nothing at night copies no night)
+    if not ctx.state.phase.startswith("N"):
+        return
     night = ctx.view("night")
-    if (ctx.state.phase.startswith("N") and night and not night.resolved
-            and ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
+    if night and not night.resolved and ctx.o.night_resolve_early and ctx.rs.ready(ctx):
         _resolve(ctx)
 
 
