@@ -297,17 +297,20 @@ class Ctx:
     def remove_deadline(self, ident: str) -> None:
         """Remove deadline `ident`, with its reminder (`drop_deadlines`, without a call per
         deadline, and without copying the list when there is no such deadline)."""
-        for d in view(self.state, "deadlines"):  # (a loop: no generator frame for any())
+        # (the new list is built from a view: the deadlines are frozen, so a fresh list of
+        # them is the working copy's own, and copying the old one first would be wasted)
+        deadlines = view(self.state, "deadlines")
+        for d in deadlines:  # (a loop: no generator frame for any())
             if d.id == ident:
-                self.state.deadlines = [d for d in self.state.deadlines
+                self.state.deadlines = [d for d in deadlines
                                         if d.id != ident and d.parent != ident]
                 return
 
     def drop_deadlines(self, which: Any) -> None:
         """Remove the deadlines `which(d)` selects, with their reminders."""
-        gone = {d.id for d in self.state.deadlines if which(d)}
-        self.state.deadlines = [d for d in self.state.deadlines
-                                if d.id not in gone and d.parent not in gone]
+        deadlines = view(self.state, "deadlines")  # (a fresh list of frozen deadlines, as above)
+        gone = {d.id for d in deadlines if which(d)}
+        self.state.deadlines = [d for d in deadlines if d.id not in gone and d.parent not in gone]
 
     def retime_deadlines(self) -> None:
         for i, dl in enumerate(self.state.deadlines):
