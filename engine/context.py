@@ -542,7 +542,9 @@ class Ctx:
             self.note("CampLost", camp=camp)
         for camp in newly:
             self.rs.on_camp_lost(self, camp)
-        unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
+        # (views: the lists are read here, and copied only where a camp is lost, above)
+        lost = self.view("camps_lost")
+        unlost = [c for c in self.view("camps_on_field") if c not in lost]
         if len(unlost) == 1:
             self.declare(unlost[0])
         if not unlost:
