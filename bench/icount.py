@@ -2,6 +2,7 @@
 
     python bench/icount.py                # classic-12, 3 games
     python bench/icount.py --case anomaly-12 --games 3
+    python bench/icount.py --no-gc        # the same without the cyclic garbage collector
 
 The machine this project is benchmarked on is shared: wall-clock figures move by ±20 % and more
 from run to run with the other sessions' load. An instruction count does not: it is the same on
@@ -27,7 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import random, sys
+import gc, random, sys
+if {no_gc}:
+    gc.disable()
 sys.path[:0] = [{root!r}, {root!r} + "/tests"]
 import randomplay, randomplay_anomaly
 ruleset, players, games, play = {ruleset!r}, {players}, {games}, {play}
@@ -55,8 +58,10 @@ CASES = {"classic-12": ("classic", 12), "anomaly-12": ("anomaly", 12),
          "anomaly-13": ("anomaly", 13), "anomaly-14": ("anomaly", 14)}
 
 
-def count(root: str, ruleset: str, players: int, games: int, play: bool) -> tuple[int, int]:
-    code = CHILD.format(root=root, ruleset=ruleset, players=players, games=games, play=play)
+def count(root: str, ruleset: str, players: int, games: int, play: bool,
+          no_gc: bool = False) -> tuple[int, int]:
+    code = CHILD.format(root=root, ruleset=ruleset, players=players, games=games, play=play,
+                        no_gc=no_gc)
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                           "--cachegrind-out-file=/dev/null", sys.executable, "-c", code],
@@ -71,12 +76,17 @@ def main() -> None:
     ap.add_argument("--case", default="classic-12", choices=sorted(CASES))
     ap.add_argument("--games", type=int, default=3)
     ap.add_argument("--root", default=str(ROOT), help="the checkout to measure (default: this)")
+    ap.add_argument("--no-gc", action="store_true",
+                    help="without the cyclic GC: when it runs depends on how many objects were "
+                    "made, so any code change moves its share by a few 100 k instructions per "
+                    "game; without it, small steps compare exactly")
     args = ap.parse_args()
     ruleset, players = CASES[args.case]
-    base, _ = count(args.root, ruleset, players, args.games, False)
-    full, calls = count(args.root, ruleset, players, args.games, True)
+    base, _ = count(args.root, ruleset, players, args.games, False, args.no_gc)
+    full, calls = count(args.root, ruleset, players, args.games, True, args.no_gc)
     games = full - base
-    print(f"{args.case} ({args.root}): {games / args.games / 1e6:.1f} M instructions per whole "
+    where = f"{args.root}, no GC" if args.no_gc else args.root
+    print(f"{args.case} ({where}): {games / args.games / 1e6:.1f} M instructions per whole "
           f"game, {games / calls / 1e3:.0f} k per handle() call (driver included), "
           f"{calls / args.games:.1f} calls per game")
 

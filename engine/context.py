@@ -30,6 +30,24 @@ from engine.model import (
 from engine.options import TYPED_CACHE, CommonOptions, typed_options
 from engine.votes import Tally
 
+_new = object.__new__
+_set = object.__setattr__
+_VERSIONS = EVENT_VERSIONS
+_EVENT_FIELDS = frozenset(Event.model_fields)
+_EVERYONE = Audience.everyone()  # shared frozen instances
+_JUDGE = Audience.judge()
+
+
+def _audience_to(seats: list[int] | tuple[int, ...]) -> Audience:
+    """`Audience.to(*seats)`, inlined (one call per private message)."""
+    audience = _new(Audience)
+    _set(audience, "__dict__", {"public": False, "seats": tuple(sorted(set(seats))),
+                                "group": None})
+    _set(audience, "__pydantic_fields_set__", {"seats"})
+    _set(audience, "__pydantic_extra__", None)
+    _set(audience, "__pydantic_private__", None)
+    return audience
+
 # Cards whose reason everybody may know (the vote thread and the badge are public).
 PUBLIC_CARD_REASONS = {"vote", "void_vote", "judge", "handover", "lastwords"}
 
@@ -90,6 +108,10 @@ class RulesetHooks(Protocol):
 class Ctx:
     """The working copy of one command's processing, with the shared mechanisms."""
 
+    # One per command, and its attributes are read all through rule code: slots make both
+    # cheaper (and a misspelt attribute an error).
+    __slots__ = ("state", "now", "rs", "o", "events", "checks_on", "_kinds")
+
     def __init__(self, state: GameState, now: datetime, ruleset: RulesetHooks) -> None:
         self.state = state
         self.now = now
@@ -127,22 +149,37 @@ class Ctx:
         return night
 
     def emit(self, type_: str, audience: Audience, **data: Any) -> None:
-        self.events.append(Event.trusted(type_, EVENT_VERSIONS.get(type_, 1), self.now,
-                                         self.state.phase, audience, data))
+        self._push(type_, audience, data)
+
+    def _push(self, type_: str, audience: Audience, data: dict[str, Any]) -> None:
+        """`emit` with the data as a dict of the event's own (`announce`, `note` and `tell`
+        hand on their fresh keyword dict: no second packing)."""
+        # `Event.trusted`, inlined: this runs for every event, several per command.
+        ev = _new(Event)
+        _set(ev, "__dict__", {"type": type_, "class_version": _VERSIONS.get(type_, 1),
+                              "at": self.now, "phase": self.state.phase,
+                              "audience": audience, "data": data})
+        _set(ev, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+        _set(ev, "__pydantic_extra__", None)
+        _set(ev, "__pydantic_private__", None)
+        self.events.append(ev)
 
     def tell(self, seats: list[int] | tuple[int, ...] | int, type_: str, **data: Any) -> None:
         """Private message(s); dead seats get it in the log only (G-RES-4)."""
+        all_seats: list[Seat] = view(self.state, "seats")  # read only
         if isinstance(seats, int):
-            seats = [seats]
-        living = [s for s in seats if self.state.peek(s).alive]
-        self.emit(type_, Audience.to(*living), **data)
+            living: list[int] = [seats] if list.__getitem__(all_seats, seats - 1).alive else []
+        else:
+            living = [s for s in seats
+                      if list.__getitem__(all_seats, s - 1).alive]
+        self._push(type_, _audience_to(living), data)
 
     def tell_duty(self, seats: list[int] | tuple[int, ...] | int, type_: str,
                   **data: Any) -> None:
         """Private message(s) about a duty that outlives going out (a deadline kind that
         `outlives_out`, or what a ruleset says so of): told to the seat whether it is in or
         out."""
-        self.emit(type_, Audience.to(*([seats] if isinstance(seats, int) else seats)), **data)
+        self._push(type_, _audience_to([seats] if isinstance(seats, int) else seats), data)
 
     def tell_about(self, concern: str, seats: list[int] | tuple[int, ...] | int, type_: str,
                    /, **data: Any) -> None:
@@ -162,11 +199,11 @@ class Ctx:
                   else Audience.judge(), **data)
 
     def announce(self, type_: str, **data: Any) -> None:
-        self.emit(type_, Audience.everyone(), **data)
+        self._push(type_, _EVERYONE, data)
 
     def note(self, type_: str, **data: Any) -> None:
         """For the judge and the log only."""
-        self.emit(type_, Audience.judge(), **data)
+        self._push(type_, _JUDGE, data)
 
     def news(self, key: str, item: Any) -> None:
         self.state.news.setdefault(key, []).append(item)
@@ -184,13 +221,14 @@ class Ctx:
     def seat(self, n: int) -> Seat:
         if not 1 <= n <= len(view(self.state, "seats")):
             self.reject("no_such_seat", seat=n)
-        return self.state.seat(n)
+        return self.state.seats[n - 1]
 
     def peek(self, n: int) -> Seat:
         """`seat(n)` to read only (`GameState.peek`): no copy of the seat for a mere check."""
-        if not 1 <= n <= len(view(self.state, "seats")):
+        seats: list[Seat] = view(self.state, "seats")
+        if not 1 <= n <= len(seats):
             self.reject("no_such_seat", seat=n)
-        return self.state.peek(n)
+        return list.__getitem__(seats, n - 1)
 
     def view(self, name: str) -> Any:
         """State field `name` to read only, then and there (`engine.clone.view`)."""
@@ -259,15 +297,20 @@ class Ctx:
     def remove_deadline(self, ident: str) -> None:
         """Remove deadline `ident`, with its reminder (`drop_deadlines`, without a call per
         deadline, and without copying the list when there is no such deadline)."""
-        if any(d.id == ident for d in self.view("deadlines")):
-            self.state.deadlines = [d for d in self.state.deadlines
-                                    if d.id != ident and d.parent != ident]
+        # (the new list is built from a view: the deadlines are frozen, so a fresh list of
+        # them is the working copy's own, and copying the old one first would be wasted)
+        deadlines = view(self.state, "deadlines")
+        for d in deadlines:  # (a loop: no generator frame for any())
+            if d.id == ident:
+                self.state.deadlines = [d for d in deadlines
+                                        if d.id != ident and d.parent != ident]
+                return
 
     def drop_deadlines(self, which: Any) -> None:
         """Remove the deadlines `which(d)` selects, with their reminders."""
-        gone = {d.id for d in self.state.deadlines if which(d)}
-        self.state.deadlines = [d for d in self.state.deadlines
-                                if d.id not in gone and d.parent not in gone]
+        deadlines = view(self.state, "deadlines")  # (a fresh list of frozen deadlines, as above)
+        gone = {d.id for d in deadlines if which(d)}
+        self.state.deadlines = [d for d in deadlines if d.id not in gone and d.parent not in gone]
 
     def retime_deadlines(self) -> None:
         for i, dl in enumerate(self.state.deadlines):
@@ -297,7 +340,14 @@ class Ctx:
 
     def require_night(self) -> Night:
         """The night still collecting actions, or a refusal."""
+        self.night_open()
         night = self.state.night
+        assert night is not None
+        return night
+
+    def night_open(self) -> Night:
+        """`require_night` to read only (a view: a refused command copies no night)."""
+        night: Night | None = self.view("night")
         if not self.state.phase.startswith("N") or night is None or night.resolved:
             self.reject("not_night")
         assert night is not None
@@ -305,22 +355,25 @@ class Ctx:
 
     def slot_for(self, cmd: Act, key: str) -> Slot:
         """The open night slot `key` that the sender of `cmd` may answer, or a refusal."""
-        slot = self.require_night().slots.get(key)
+        # The checks read the night without copying it (most refusals stop here); the slot
+        # handed out is the working copy's.
+        slot = self.night_open().slots.get(key)
         if slot is None or cmd.seat not in slot.seats:
             self.reject("not_your_skill", skill=cmd.skill)
         assert slot is not None
         if slot.expired:
             self.reject("deadline_passed")
-        return slot
+        return self.night.slots[key]
 
     def open_slots(self, seat: int) -> list[Slot]:
         """The night slots `seat` may still answer (for a `pass`); refuses if there are none."""
-        night = self.state.night
-        slots = [s for s in (night.slots.values() if night else [])
-                 if seat in s.seats and not s.final and not s.expired]
-        if not slots:
+        night: Night | None = self.view("night")  # read only until there is one
+        if night is None or not any(seat in s.seats and not s.final and not s.expired
+                                    for s in night.slots.values()):
             self.reject("nothing_to_pass")
-        return slots
+        night = self.night
+        return [s for s in night.slots.values()
+                if seat in s.seats and not s.final and not s.expired]
 
     def submit(self, slot: Slot, cmd: Act, targets: list[int | None]) -> None:
         if slot.final:
@@ -489,7 +542,9 @@ class Ctx:
             self.note("CampLost", camp=camp)
         for camp in newly:
             self.rs.on_camp_lost(self, camp)
-        unlost = [c for c in state.camps_on_field if c not in state.camps_lost]
+        # (views: the lists are read here, and copied only where a camp is lost, above)
+        lost = self.view("camps_lost")
+        unlost = [c for c in self.view("camps_on_field") if c not in lost]
         if len(unlost) == 1:
             self.declare(unlost[0])
         if not unlost:

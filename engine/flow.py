@@ -50,20 +50,23 @@ def fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
 
 def owing_seats(ctx: Ctx, dl: Deadline) -> list[int]:
     """Who still owes an action for deadline `dl` (for reminders)."""
+    # (read only: votes, night and seats are views, so that a reminder copies none of them)
     state = ctx.state
     if dl.kind == "day_close":
-        return [n for n in state.living_numbers() if not state.votes.get(n)]
+        votes = ctx.view("votes")
+        return [n for n in state.living_numbers() if not votes.get(n)]
     if dl.kind == "handover":
         return [state.handover_due] if state.handover_due in dl.seats else []
-    if dl.kind == "night" and state.night is not None:
-        slot = next((s for s in state.night.slots.values() if s.deadline_id == dl.id), None)
+    night = ctx.view("night")
+    if dl.kind == "night" and night is not None:
+        slot = next((s for s in night.slots.values() if s.deadline_id == dl.id), None)
         if slot is None or slot.final or slot.expired:
             return []
         if slot.sub is not None and not (slot.prompted and not slot.answered_after_prompt):
             return []
-        return [n for n in slot.seats if state.seat(n).alive]
+        return [n for n in slot.seats if state.peek(n).alive]
     if dl.kind == "setup":
-        return [n for n in dl.seats if state.seat(n).alive]
+        return [n for n in dl.seats if state.peek(n).alive]
     return list(dl.seats)
 
 
@@ -82,10 +85,12 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
 
 
 def maybe_resolve(ctx: Ctx) -> None:
-    # (read only, so that a command that changes nothing at night copies no night)
+    # (the phase first: by day there is nothing to look at; the night read only, so that a
+    # command that changes nothing at night copies no night)
+    if not ctx.state.phase.startswith("N"):
+        return
     night = ctx.view("night")
-    if (ctx.state.phase.startswith("N") and night and not night.resolved
-            and ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
+    if night and not night.resolved and ctx.o.night_resolve_early and ctx.rs.ready(ctx):
         _resolve(ctx)
 
 

@@ -97,9 +97,10 @@ class Ruleset:
         prompt mid-night) says so here."""
         night = ctx.view("night")  # read only: a check copies nothing
         for slot in night.slots.values():
-            if slot.expired or not any(ctx.state.peek(n).alive for n in slot.seats):
+            # (done or expired first: the alive scan only for a slot still waiting)
+            if slot.expired or slot.sub is not None or slot.final:
                 continue
-            if slot.sub is None and not slot.final:
+            if any(ctx.state.peek(n).alive for n in slot.seats):
                 return False
         return True
 

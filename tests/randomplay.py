@@ -114,6 +114,12 @@ FAST_OPTIONS: dict[str, Any] = {"deadlines.night_action": "8min", "deadlines.wit
                                 "deadlines.change_freeze": "10min", "reminders.before": "2min",
                                 "classic.guard_deadline": "8min"}
 
+# The kinds of wrong command `Driver.illegal` draws from (a peaceful game gives no cards).
+ILLEGAL_KINDS = ["act"] * 6 + ["vote"] * 4 + [
+    "handover", "handover", "lastwords", "lastwords", "surrender", "tick", "tick", "proxy",
+    "proxy", "proxy", "waiver", "waiver", "time", "time", "extend", "extend", "ruling"]
+ILLEGAL_KINDS_CARD = [*ILLEGAL_KINDS, "card"]
+
 
 class EngineContractError(AssertionError):
     """handle() raised, or changed the state it was given."""
@@ -193,8 +199,11 @@ class Driver:
         # keep their own randrange.
         self._below: Callable[[int], int] = (
             rnd._randbelow if type(rnd) is random.Random else rnd.randrange)  # type: ignore[attr-defined]
-        self._living_of: GameState | None = None  # the state `_living` was computed for
-        self._living: list[int] = []
+        # What the driver derives from a state, computed once per state (a state never
+        # changes: every accepted command gives a new one, and a refused one keeps it): the
+        # living seats, the next deadline, who may vote, the night's actors …
+        self._memo_of: GameState | None = None  # the state `_memo` was computed for
+        self._memo: dict[str, Any] = {}
         args, self.state, events = start_game(seed, options, roles, schedule, ruleset, players)
         # the longest "little" wait: a quarter of a day
         self.wait = max(4, (schedule or {}).get("day_minutes", 720) // 4)
@@ -256,14 +265,14 @@ class Driver:
     def advance(self, target: datetime, *, catch_up: bool = False) -> None:
         """Fire every deadline due by `target`, in order, then set the clock to `target`."""
         while not self.over:
-            dl = self.state.next_deadline()
+            dl = self.next_deadline()
             if dl is None or dl.due > target:
                 break
             if catch_up and self.now < dl.due and self.state.day < LAZY_DAY:
                 self.catch_up(dl)
                 if self.over:
                     return
-                nxt = self.state.next_deadline()
+                nxt = self.next_deadline()
                 if nxt is not dl and nxt != dl:  # (identity first: pydantic's == is slow)
                     continue
             self.now = max(self.now, dl.due)
@@ -301,7 +310,7 @@ class Driver:
                 self.send(cmd)
 
     def move_clock(self) -> None:
-        dl = self.state.next_deadline()
+        dl = self.next_deadline()
         if dl is None:
             raise AssertionError(f"the game is stuck: no winner and no deadline "
                                  f"(phase {self.state.phase})\n{self.describe()}")
@@ -344,25 +353,53 @@ class Driver:
         return self.trace
 
     def lazy_step(self) -> None:
-        dl = self.state.next_deadline()
+        dl = self.next_deadline()
         if dl is None:
             raise AssertionError(f"the game is stuck (phase {self.state.phase})")
         self.advance(dl.due)
 
     # legal commands ----------------------------------------------------------------------
+    def memo(self) -> dict[str, Any]:
+        """What has been derived from the current state so far (see `__init__`). Callers
+        never change what they find in it."""
+        if self._memo_of is not self.state:
+            self._memo_of = self.state
+            self._memo = {}
+        return self._memo
+
     def living(self) -> list[int]:
-        """The living seats, computed once per state (a state never changes: every accepted
-        command gives a new one). Callers never change the list."""
-        if self._living_of is not self.state:
-            self._living_of = self.state
-            self._living = self.state.living_numbers()
-        return self._living
+        """The living seats (once per state). Callers never change the list."""
+        m = self.memo()
+        living: list[int] | None = m.get("living")
+        if living is None:
+            living = m["living"] = self.state.living_numbers()
+        return living
+
+    def voters(self) -> tuple[list[int], list[int]]:
+        """The living seats who have not voted yet, and those who have (once per state)."""
+        m = self.memo()
+        split: tuple[list[int], list[int]] | None = m.get("voters")
+        if split is None:
+            living, votes = self.living(), self.state.votes
+            split = m["voters"] = ([n for n in living if not votes.get(n)],
+                                   [n for n in living if votes.get(n)])
+        return split
+
+    def next_deadline(self) -> Deadline | None:
+        """`state.next_deadline()`, once per state."""
+        m = self.memo()
+        if "next" not in m:
+            m["next"] = self.state.next_deadline()
+        dl: Deadline | None = m["next"]
+        return dl
 
     def any_living(self, r: float, *, none: bool = False) -> int | None:
         """A living seat, or (when `none`) sometimes nobody."""
-        living: list[int | None] = list(self.living())
-        if none:
-            living.append(None)
+        key = "living+none" if none else "living*"
+        m = self.memo()
+        living: list[int | None] | None = m.get(key)
+        if living is None:
+            living = m[key] = [*self.living(), None] if none else list(self.living())
         return pick(living, r)[0] if living else None
 
     def hunted(self) -> list[int]:
@@ -371,11 +408,15 @@ class Driver:
 
     def vote_target(self, r: float) -> int | None:
         """A living seat or an abstention; in a wolf hunt, mostly one of `hunted`."""
-        pool: list[int | None] = [*self.living(), None]
         if self.peace:
             return None
-        if self.hunt:
-            pool = self.hunted() * 3 + pool
+        m = self.memo()
+        pool: list[int | None] | None = m.get("pool")
+        if pool is None:
+            pool = [*self.living(), None]
+            if self.hunt:
+                pool = self.hunted() * 3 + pool
+            m["pool"] = pool
         return pick(pool, r)[0]
 
     def legal(self, r: float) -> Any:
@@ -426,8 +467,7 @@ class Driver:
     def legal_day(self, r: float) -> Any:
         state = self.state
         living = self.living()
-        waiting = [n for n in living if not state.votes.get(n)]
-        voted = [n for n in living if state.votes.get(n)]
+        waiting, voted = self.voters()
         if waiting and r < 0.8:
             seat, r = pick(waiting, within(r, 0, 0.8))
             return Vote(seat=seat, mode="vote", target=self.vote_target(r))
@@ -453,7 +493,10 @@ class Driver:
         return None
 
     def legal_night(self, r: float) -> Any:
-        actors = self.night_actors()
+        m = self.memo()
+        actors: list[int] | None = m.get("actors")
+        if actors is None:
+            actors = m["actors"] = self.night_actors()
         if not actors:
             return None
         seat, r = pick(actors, r)
@@ -522,13 +565,14 @@ class Driver:
     def illegal(self, r: float) -> Any:
         """A command that is probably refused: odd seats, dead seats, wrong phase or skill."""
         state = self.state
-        dead = [s.seat for s in state.seats if not s.alive]
-        seats = [*range(1, len(state.seats) + 1), *dead, *dead, *ODD_SEATS]
-        targets: list[int | None] = [*seats, None]
-        kind, r = pick(["act"] * 6 + ["vote"] * 4 + ["handover", "handover", "lastwords",
-                        "lastwords", "surrender", "tick", "tick", "proxy", "proxy", "proxy",
-                        "waiver", "waiver", "time", "time", "extend", "extend", "ruling"]
-                       + ["card"] * (not self.peace), r)
+        m = self.memo()
+        odd: tuple[list[int], list[int | None]] | None = m.get("odd")
+        if odd is None:
+            dead = [s.seat for s in state.peek_seats() if not s.alive]
+            seats = [*range(1, len(state.seats) + 1), *dead, *dead, *ODD_SEATS]
+            odd = m["odd"] = (seats, [*seats, None])
+        seats, targets = odd
+        kind, r = pick(ILLEGAL_KINDS if self.peace else ILLEGAL_KINDS_CARD, r)
         seat, r = pick(seats, r)
         target, r = pick(targets, r)
         if kind == "act":

@@ -22,7 +22,13 @@ from rulesets.anomaly.statuses import DERIVATIVE, SHOT_DUE
 
 class AnomalyDriver(Driver):
     def hunters(self) -> list[int]:
-        return [s.seat for s in self.state.seats if s.status(SHOT_DUE)]
+        """The hunters who owe their shot (once per state, `Driver.memo`)."""
+        m = self.memo()
+        hunters: list[int] | None = m.get("hunters")
+        if hunters is None:
+            hunters = m["hunters"] = [s.seat for s in self.state.peek_seats()
+                                      if s.status(SHOT_DUE)]
+        return hunters
 
     def hunted(self) -> list[int]:
         return [s.seat for s in self.state.living() if s.camp == "anomaly"]

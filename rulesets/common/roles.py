@@ -169,7 +169,7 @@ class RoleBook:
         direct = self.direct.get(cmd.skill)
         if direct is not None:
             return direct(ctx, st, cmd)
-        ctx.require_night()
+        ctx.night_open()  # (a check: the slot is copied when one is answered)
         if cmd.skill == "pass":
             return self.pass_all(ctx, st, cmd)
         entry = self.night_skills.get(cmd.skill)
