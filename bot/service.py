@@ -47,7 +47,6 @@ from bot.store.models import (
     RoomMember,
     Snapshot,
 )
-from bot.store.signing import new_key_pair, public_key
 from engine import handle, new_game
 from engine.commands import Command, Tick, parse_command
 from engine.events import Event, Rejection, parse_event
@@ -156,6 +155,13 @@ _ZONE = select(GAMES.c.time_zone).where(GAMES.c.id == bindparam("gid"))
 _DEADLINE_ROWS = (select(DEADLINES.c.deadline_id, DEADLINES.c.kind, DEADLINES.c.due)
                   .where(DEADLINES.c.game_id == bindparam("gid"))
                   .order_by(DEADLINES.c.due, DEADLINES.c.deadline_id))
+# What the scheduler needs of every active game at start-up, in one statement: the zone and
+# the mirrored deadlines (a game without any comes once, with NULLs).
+_SCHEDULE = (select(GAMES.c.id, GAMES.c.time_zone, DEADLINES.c.deadline_id, DEADLINES.c.kind,
+                    DEADLINES.c.due)
+             .outerjoin(DEADLINES, DEADLINES.c.game_id == GAMES.c.id)
+             .where(GAMES.c.status == "active")
+             .order_by(GAMES.c.id, DEADLINES.c.due, DEADLINES.c.deadline_id))
 _INSERT_INBOX = insert(INBOX)
 _INSERT_EVENTS = insert(EVENTS)
 _INSERT_OUTBOX = insert(OUTBOX)
@@ -340,6 +346,9 @@ class Service:
         drawn = seed is None
         if seed is None:
             seed = new_seed()
+        # Imported here: cryptography is not needed to start the bot and answer messages.
+        from bot.store.signing import new_key_pair, public_key
+
         if signing_key is None:  # like the seed: a given key is for tests and replays only
             signing_key, signing_pubkey = new_key_pair()
         else:
@@ -466,6 +475,20 @@ class Service:
         """The game's deadlines as mirrored at the last commit: (id, kind, wall-clock due)."""
         with self.db.read_core() as conn:
             return [(r[0], r[1], r[2]) for r in conn.execute(_DEADLINE_ROWS, {"gid": game_id})]
+
+    def schedule_rows(self, host: str | None = None
+                      ) -> dict[str, tuple[str, list[tuple[str, str, datetime]]]]:
+        """Every active game (of `host`, if given), in id order: its time zone and its
+        deadline rows as `deadline_rows` gives them. One query for all games (the scheduler's
+        start-up asked `time_zone` and `deadline_rows` of each game, three queries a game)."""
+        q = _SCHEDULE if host is None else _SCHEDULE.where(GAMES.c.host == host)
+        out: dict[str, tuple[str, list[tuple[str, str, datetime]]]] = {}
+        with self.db.read_core() as conn:
+            for gid, tz, did, kind, due in conn.execute(q):
+                entry = out.setdefault(gid, (tz, []))
+                if did is not None:
+                    entry[1].append((did, kind, due))
+        return out
 
     def log(self, game_id: str) -> list[LogEntry]:
         with self.db.read() as s:
