@@ -8,7 +8,8 @@ commands of a handful of random games, tests/store/randomgames.py, replayed unde
 with the same seeds). Then a new Python process is started, `--runs` times, and does what the
 bot does on start-up: imports, `Service`, `DeadlineScheduler.start` (catch up passed deadlines,
 one job per deadline of every active game), loads every active game's snapshot (the cache the
-first messages are served from, when the service has one), and handles one message. Reported:
+first messages are served from, when the service has one; not with `--lazy`, as the bot
+itself does not), and handles one message. Reported:
 seconds from the parent's spawn to the answer of that first message, the child's own split,
 and the resident memory per active game (RSS after loading minus RSS before, over the games).
 """
@@ -40,7 +41,7 @@ def rss_kib() -> int:
     return 0
 
 
-def child(url: str, spawned: float) -> None:
+def child(url: str, spawned: float, lazy: bool = False) -> None:
     """The restarted bot (run in a fresh interpreter)."""
     t_main = time.time()
     sys.path.insert(0, str(HERE.parent))
@@ -69,7 +70,7 @@ def child(url: str, spawned: float) -> None:
         fired = sched.start(paused=True)
         t1 = time.time()
         ids = service.game_ids(active_only=True)
-        for gid in ids:
+        for gid in [] if lazy else ids:
             service.state(gid)  # every snapshot loaded (and cached, if the service caches)
         t2 = time.time()
         rss1 = rss_kib()
@@ -148,11 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--db", help="a database seeded before (SQLite URL): restart on it only")
+    ap.add_argument("--lazy", action="store_true",
+                    help="do not load every snapshot before the first message (the bot does "
+                         "not: a game's snapshot is loaded on its first command)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--spawned", type=float, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        child(args.child, args.spawned)
+        child(args.child, args.spawned, args.lazy)
         return 0
     sys.path.insert(0, str(HERE))
     from pipeline import databases, header, load
@@ -175,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.runs):
                 spawned = time.time()
                 proc = subprocess.run(
-                    [sys.executable, __file__, "--child", url, "--spawned", str(spawned)],
+                    [sys.executable, __file__, "--child", url, "--spawned", str(spawned),
+                     *(["--lazy"] if args.lazy else [])],
                     capture_output=True, text=True, check=True,
                     env={**os.environ, "WOLFJUDGE_BENCH_INFO": json.dumps(info)})
                 res = json.loads(proc.stdout.strip().splitlines()[-1])

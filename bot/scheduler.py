@@ -35,6 +35,8 @@ from engine.commands import Command
 log = logging.getLogger(__name__)
 
 WATCHDOG_ID = "wolfjudge:watchdog"
+# Service.schedule_rows: game id -> (time zone, [(deadline id, kind, wall-clock due)])
+PlanRows = dict[str, tuple[str, list[tuple[str, str, datetime]]]]
 
 
 class Clock(Protocol):
@@ -65,6 +67,9 @@ class DeadlineScheduler:
         self._zones: dict[str, ZoneInfo] = {}
         self._lock = threading.RLock()  # one sync at a time: read the table and apply it
         self._running: set[str] = set()  # jobs running now (APScheduler dropped them already)
+        # The job ids made per game (those of a given scheduler's store found once, on the
+        # first sync): a sync looks at its own game's jobs, not at every job of every game.
+        self._made: dict[str, set[str]] | None = None
         self._hook = self.sync
         # Games this process could not schedule or fire, and why: one bad game never stops the
         # bot (it is reported to its judge and skipped), the others run.
@@ -75,15 +80,33 @@ class DeadlineScheduler:
         """Catch up every active game (before any new message is handled), make the jobs,
         and start APScheduler (on the running event loop unless it was given one).
         `paused`: make the jobs but let the caller run them (tests)."""
-        fired = self.catch_up()
+        # APScheduler runs (paused) while the jobs are made: a stopped one keeps added jobs in
+        # a list that every `get_job` scans, which made the start-up quadratic in the jobs.
+        self.scheduler.start(paused=True)
+        try:
+            fired = self._start_jobs()
+        except BaseException:
+            self.scheduler.shutdown(wait=False)
+            raise
+        if not paused:
+            self.scheduler.resume()
+        return fired
+
+    def _start_jobs(self) -> list[Outcome]:
+        # One query for every active game's zone and deadlines (not three queries a game):
+        # the catch-up and the jobs of every game it did not touch are made from it.
+        plan = self.service.schedule_rows(host=self.host)
+        touched: set[str] = set()
+        fired = self.catch_up(list(plan), plan=plan, touched=touched)
         self.service.on_commit.append(self._hook)
-        for gid in self.game_ids():
-            self.sync(gid)  # a game that cannot be scheduled is reported and skipped
+        for gid, (_, rows) in plan.items():
+            # A game the catch-up fired (or tried to) is read again: its deadlines moved.
+            # A game that cannot be scheduled is reported and skipped.
+            self.sync(gid, None if gid in touched else rows)
         if self.watchdog_minutes:
             self.scheduler.add_job(self.watchdog, "interval", minutes=self.watchdog_minutes,
                                    id=WATCHDOG_ID, replace_existing=True, coalesce=True,
                                    misfire_grace_time=None)
-        self.scheduler.start(paused=paused)
         return fired
 
     def stop(self) -> None:
@@ -133,15 +156,22 @@ class DeadlineScheduler:
         self.sync(game_id)
         return out
 
-    def catch_up(self, game_ids: Iterable[str] | None = None) -> list[Outcome]:
+    def catch_up(self, game_ids: Iterable[str] | None = None, *,
+                 plan: PlanRows | None = None, touched: set[str] | None = None
+                 ) -> list[Outcome]:
         """Fire what passed while the bot was down, each game in time order (games by their
-        earliest passed deadline)."""
+        earliest passed deadline). `plan`: the games' zones and deadline rows read already
+        (`Service.schedule_rows`); `touched` is told the games it fired (or tried to)."""
         now = self.clock.now()
         firsts: list[tuple[datetime, str]] = []
         for gid in self.game_ids() if game_ids is None else game_ids:
             try:
+                known = plan.get(gid) if plan is not None else None
+                if known is not None and gid not in self._zones:
+                    self._zones[gid] = zone(known[0])
                 tz = self.zone(gid)
-                dues = [instant_of(due, tz) for _, _, due in self.service.deadline_rows(gid)]
+                rows = known[1] if known is not None else self.service.deadline_rows(gid)
+                dues = [instant_of(due, tz) for _, _, due in rows]
             except Exception as exc:
                 self._failed(gid, exc)
                 continue
@@ -149,6 +179,8 @@ class DeadlineScheduler:
                 firsts.append((min(dues), gid))
         out: list[Outcome] = []
         for _, gid in sorted(firsts):
+            if touched is not None:
+                touched.add(gid)
             try:
                 out.extend(self.service.advance(gid, self.wall_now(gid)))
             except Exception as exc:
@@ -182,21 +214,29 @@ class DeadlineScheduler:
                                     msg_id=msg_id, sender=sender, monotonic=True)
 
     # jobs --------------------------------------------------------------------------------------
-    def sync(self, game_id: str) -> None:
-        """Make the game's jobs those of its deadlines table: one per deadline, at its instant."""
+    def sync(self, game_id: str, rows: list[tuple[str, str, datetime]] | None = None) -> None:
+        """Make the game's jobs those of its deadlines table: one per deadline, at its instant.
+        `rows`: that table's rows for the game, read already (start-up)."""
         with self._lock:
             try:
                 tz = self.zone(game_id)
-                rows = self.service.deadline_rows(game_id)
+                if rows is None:
+                    rows = self.service.deadline_rows(game_id)
             except UnknownGame:
                 rows = []
             except Exception as exc:
                 self._failed(game_id, exc)
                 return
             want = {job_id(game_id, did): due for did, _, due in rows}
-            for job in self.jobs(game_id):
-                if job.id not in want:
-                    self._remove(job.id)
+            if self._made is None:
+                self._made = {}
+                for job in self.scheduler.get_jobs():
+                    if job.args and job.id != WATCHDOG_ID:
+                        self._made.setdefault(job.args[0], set()).add(job.id)
+            made = self._made.setdefault(game_id, set())
+            for jid in sorted(made - want.keys()):
+                self._remove(jid)
+                made.discard(jid)
             for jid, due in want.items():
                 if jid in self._running:
                     continue  # its own run syncs again when it is done
@@ -212,6 +252,7 @@ class DeadlineScheduler:
                                        args=[game_id, due, jid], id=jid, name=jid,
                                        replace_existing=True, coalesce=True,
                                        misfire_grace_time=None)
+                made.add(jid)
 
     def jobs(self, game_id: str) -> list[Any]:
         return [j for j in self.scheduler.get_jobs() if j.args and j.args[0] == game_id]

@@ -47,7 +47,6 @@ from bot.store.models import (
     RoomMember,
     Snapshot,
 )
-from bot.store.signing import new_key_pair, public_key
 from engine import handle, new_game
 from engine.commands import Command, Tick, parse_command
 from engine.events import Event, Rejection, parse_event
@@ -150,12 +149,34 @@ _HEAD = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
 _FULL = _HEAD.add_columns(SNAPSHOTS.c.state)
 _INBOX = select(INBOX).where(INBOX.c.game_id == bindparam("gid"),
                              INBOX.c.msg_id == bindparam("mid"))
-_SEAT = select(Player.seat).where(Player.game_id == bindparam("gid"),
-                                  Player.contact_id == bindparam("contact"))
+PLAYERS = cast(Table, Player.__table__)
+# A command's one read (issue 12): the snapshot head with the game's ruleset and judge, the
+# inbox row of its message id (NULLs when none, or no id) and the sender's seat (NULL when
+# none). On PostgreSQL every statement is a round trip: this was three of them.
+_PROBE = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
+                 SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact,
+                 select(PLAYERS.c.seat).where(PLAYERS.c.game_id == bindparam("gid"),
+                                              PLAYERS.c.contact_id == bindparam("contact"))
+                 .scalar_subquery().label("seat"),
+                 INBOX.c.sender.label("i_sender"), INBOX.c.command.label("i_command"),
+                 INBOX.c.outcome.label("i_outcome"), INBOX.c.version.label("i_version"),
+                 INBOX.c.first_seq.label("i_first_seq"), INBOX.c.last_seq.label("i_last_seq"),
+                 INBOX.c.rejection.label("i_rejection"))
+          .join(GAMES, GAMES.c.id == SNAPSHOTS.c.game_id)
+          .outerjoin(INBOX, (INBOX.c.game_id == SNAPSHOTS.c.game_id)
+                     & (INBOX.c.msg_id == bindparam("mid")))
+          .where(SNAPSHOTS.c.game_id == bindparam("gid")))
 _ZONE = select(GAMES.c.time_zone).where(GAMES.c.id == bindparam("gid"))
 _DEADLINE_ROWS = (select(DEADLINES.c.deadline_id, DEADLINES.c.kind, DEADLINES.c.due)
                   .where(DEADLINES.c.game_id == bindparam("gid"))
                   .order_by(DEADLINES.c.due, DEADLINES.c.deadline_id))
+# What the scheduler needs of every active game at start-up, in one statement: the zone and
+# the mirrored deadlines (a game without any comes once, with NULLs).
+_SCHEDULE = (select(GAMES.c.id, GAMES.c.time_zone, DEADLINES.c.deadline_id, DEADLINES.c.kind,
+                    DEADLINES.c.due)
+             .outerjoin(DEADLINES, DEADLINES.c.game_id == GAMES.c.id)
+             .where(GAMES.c.status == "active")
+             .order_by(GAMES.c.id, DEADLINES.c.due, DEADLINES.c.deadline_id))
 _INSERT_INBOX = insert(INBOX)
 _INSERT_EVENTS = insert(EVENTS)
 _INSERT_OUTBOX = insert(OUTBOX)
@@ -180,6 +201,19 @@ _CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
                              CARDS.c.seat == bindparam("b_seat"))
          .values(yellow=bindparam("b_yellow", type_=CARDS.c.yellow.type),
                  red=bindparam("b_red", type_=CARDS.c.red.type)))
+@dataclass(frozen=True)
+class _InboxRow:
+    """The inbox row of a message id, as `_previous` reads it."""
+
+    sender: str | None
+    command: Any
+    outcome: Status
+    version: int
+    first_seq: int | None
+    last_seq: int | None
+    rejection: Any
+
+
 class _Unread:
     """A value not read yet (where None is a value: a game without its own judge)."""
 
@@ -340,6 +374,9 @@ class Service:
         drawn = seed is None
         if seed is None:
             seed = new_seed()
+        # Imported here: cryptography is not needed to start the bot and answer messages.
+        from bot.store.signing import new_key_pair, public_key
+
         if signing_key is None:  # like the seed: a given key is for tests and replays only
             signing_key, signing_pubkey = new_key_pair()
         else:
@@ -467,18 +504,35 @@ class Service:
         with self.db.read_core() as conn:
             return [(r[0], r[1], r[2]) for r in conn.execute(_DEADLINE_ROWS, {"gid": game_id})]
 
+    def schedule_rows(self, host: str | None = None
+                      ) -> dict[str, tuple[str, list[tuple[str, str, datetime]]]]:
+        """Every active game (of `host`, if given), in id order: its time zone and its
+        deadline rows as `deadline_rows` gives them. One query for all games (the scheduler's
+        start-up asked `time_zone` and `deadline_rows` of each game, three queries a game)."""
+        q = _SCHEDULE if host is None else _SCHEDULE.where(GAMES.c.host == host)
+        out: dict[str, tuple[str, list[tuple[str, str, datetime]]]] = {}
+        with self.db.read_core() as conn:
+            for gid, tz, did, kind, due in conn.execute(q):
+                entry = out.setdefault(gid, (tz, []))
+                if did is not None:
+                    entry[1].append((did, kind, due))
+        return out
+
     def log(self, game_id: str) -> list[LogEntry]:
         with self.db.read() as s:
             return list(s.scalars(select(LogEntry).where(LogEntry.game_id == game_id)
                                   .order_by(LogEntry.seq)))
 
-    def _load(self, game_id: str, s: Session | Connection | None = None) -> _Loaded:
+    def _load(self, game_id: str, s: Session | Connection | None = None,
+              head: tuple[Any, ...] | None = None) -> _Loaded:
+        """`head`: the `_HEAD` columns, read already (by `_PROBE`)."""
         if not GAME_ID.fullmatch(game_id):
             raise UnknownGame(game_id[:70])
         if s is None:
             with self.db.read_core() as conn:
                 return self._load(game_id, conn)
-        head = s.execute(_HEAD, {"gid": game_id}).first()
+        if head is None:
+            head = s.execute(_HEAD, {"gid": game_id}).first()
         if head is None:
             self.forget(game_id)
             raise UnknownGame(game_id)
@@ -503,10 +557,15 @@ class Service:
         return loaded
 
     def _previous(self, s: Session | Connection, game_id: str, msg_id: str, cmd: Command,
-                  sender: str | None) -> Outcome | None:
-        row = s.execute(_INBOX, {"gid": game_id, "mid": msg_id}).first()
+                  sender: str | None, row: Any = None) -> Outcome | None:
+        """The original outcome of a message id applied before. `row`: its inbox row, read
+        already (the `_INBOX` columns, or `_PROBE`'s `i_` ones: None when there is none)."""
         if row is None:
-            return None
+            found = s.execute(_INBOX, {"gid": game_id, "mid": msg_id}).first()
+            if found is None:
+                return None
+            row = _InboxRow(found.sender, found.command, found.outcome, found.version,
+                            found.first_seq, found.last_seq, found.rejection)
         if not _same_message(parse_command(decode(row.command)), cmd) or (
                 row.sender != sender):
             raise MessageIdReused(f"{game_id}: message id {msg_id!r} was applied before to "
@@ -536,29 +595,42 @@ class Service:
         if sender is not None and not 0 < len(sender) <= MAX_ID:
             raise ValueError("a sender is a contact id of 1-128 characters")
         clash: IntegrityError | None = None
+        # PostgreSQL: the read and the write are one transaction (one connection, one BEGIN
+        # and COMMIT: fewer round trips). Under READ COMMITTED nothing is locked by the read,
+        # so the version check of the write is what catches another writer, as it is with two
+        # transactions. SQLite: a read transaction, then the write with the write lock taken
+        # at BEGIN (holding that lock across the engine would make any other writer wait,
+        # and a writer that waits on this one inside `before_write` would never get in).
+        one = not self.db.sqlite
         for _ in range(MAX_TRIES):
-            with self.db.read_core() as conn:
-                if msg_id is not None:
-                    seen = self._previous(conn, game_id, msg_id, cmd, sender)
-                    if seen is not None:
-                        return seen
-                if clash is not None:
-                    raise clash  # not a duplicate message after all
-                loaded = self._load(game_id, conn)
-                denied = sender is not None and not self._permitted(
-                    conn, game_id, cmd, sender, loaded.judge_contact)
-            at = max(now, loaded.clock) if monotonic else now
-            if denied:  # refused and logged (the inbox row), the engine is not asked
-                log.warning("%s: %s may not send %s", game_id, sender, cmd.kind)
-                result: tuple[GameState, list[Event]] | Rejection = Rejection(
-                    code="not_permitted")
-            else:
-                result = handle(loaded.state, cmd, at)
-            if self.before_write is not None:
-                self.before_write()
             try:
-                with self.db.write_core() as conn:
-                    out, after = self._commit(conn, loaded, cmd, result, at, msg_id, sender)
+                with self.db.write_core() if one else self.db.read_core() as conn:
+                    got = self._probe(conn, game_id, cmd, msg_id, sender)
+                    if isinstance(got, Outcome):
+                        return got
+                    if clash is not None:
+                        raise clash  # not a duplicate message after all
+                    loaded, seat = got
+                    denied = sender is not None and not self._permitted(
+                        game_id, cmd, sender, loaded.judge_contact, seat)
+                    at = max(now, loaded.clock) if monotonic else now
+                    if denied:  # refused and logged (the inbox row), the engine is not asked
+                        log.warning("%s: %s may not send %s", game_id, sender, cmd.kind)
+                        result: tuple[GameState, list[Event]] | Rejection = Rejection(
+                            code="not_permitted")
+                    else:
+                        result = handle(loaded.state, cmd, at)
+                    if one:
+                        if self.before_write is not None:
+                            self.before_write()
+                        out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
+                                                  sender)
+                if not one:
+                    if self.before_write is not None:
+                        self.before_write()
+                    with self.db.write_core() as conn:
+                        out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
+                                                  sender)
                 if after is not None:  # committed: the state written is the one to cache
                     self._remember(after)
                 if out.accepted:
@@ -567,7 +639,7 @@ class Service:
             except _Conflict:
                 continue
             except IntegrityError as exc:
-                if msg_id is None:
+                if msg_id is None or exc is clash:
                     raise
                 clash = exc  # the same message committed meanwhile? the reload tells
         raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
@@ -581,10 +653,30 @@ class Service:
             return True
         return s.scalar(select(Game.judge_contact).where(Game.id == game_id)) == contact
 
-    def _permitted(self, s: Connection, game_id: str, cmd: Command, sender: str,
-                   judge_contact: str | None) -> bool:
+    def _probe(self, s: Connection, game_id: str, cmd: Command, msg_id: str | None,
+               sender: str | None) -> Outcome | tuple[_Loaded, int | None]:
+        """A command's read, one statement (and a second for the state when the cache does
+        not have it): the original outcome when the message id was applied before, else the
+        loaded snapshot and the sender's seat."""
+        if not GAME_ID.fullmatch(game_id):
+            raise UnknownGame(game_id[:70])
+        row = s.execute(_PROBE, {"gid": game_id, "mid": msg_id, "contact": sender}).first()
+        if row is None:
+            self.forget(game_id)
+            raise UnknownGame(game_id)
+        if msg_id is not None and row.i_outcome is not None:
+            seen = self._previous(s, game_id, msg_id, cmd, sender, _InboxRow(
+                row.i_sender, row.i_command, row.i_outcome, row.i_version, row.i_first_seq,
+                row.i_last_seq, row.i_rejection))
+            if seen is not None:
+                return seen
+        return self._load(game_id, s, tuple(row[:6])), row.seat
+
+    def _permitted(self, game_id: str, cmd: Command, sender: str,
+                   judge_contact: str | None, seat: int | None) -> bool:
         """May contact `sender` send `cmd` to this game? (CHAT.md: people) `judge_contact`:
-        the game's own judge, read with the snapshot."""
+        the game's own judge, and `seat`: the sender's seat (None: none), read with the
+        snapshot."""
         if cmd.kind == "tick":
             return False  # deadlines fire from the scheduler, never from a chat
         judge = sender in self.judges or sender == judge_contact
@@ -592,7 +684,6 @@ class Service:
             return judge
         if cmd.kind == "vote" and judge:
             return True  # a forum vote, entered by the judge as read from the thread
-        seat = s.scalar(_SEAT, {"gid": game_id, "contact": sender})
         if seat is None or seat != getattr(cmd, "seat", None):
             return False
         return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES

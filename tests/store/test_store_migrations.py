@@ -81,3 +81,11 @@ def test_default_is_a_wal_sqlite_file_in_the_working_folder(
         db.dispose()
     monkeypatch.setenv("WOLFJUDGE_DATABASE_URL", "postgresql://u:p@127.0.0.1:5/w")
     assert database_url() == "postgresql+psycopg://u:p@127.0.0.1:5/w"
+
+
+def test_the_fast_schema_check_reads_the_head_alembic_reads() -> None:
+    # check_schema accepts a database without importing Alembic when its stored revision is
+    # the head read from the scripts' headers: that reading must be Alembic's own.
+    from bot.store.db import _script_head
+
+    assert _script_head() == head_revision()
