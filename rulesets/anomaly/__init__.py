@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.commands import Act
 from engine.context import Ctx
-from engine.model import Deadline, Seat, Slot
+from engine.model import Seat
 from engine.options import OptionError
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
@@ -26,7 +26,7 @@ from rulesets.anomaly.base import (
 from rulesets.anomaly.options import ANOMALY_OPTIONS, AnomalyOptions, opts
 from rulesets.anomaly.resolution import STEPS, AnomalyResolution
 from rulesets.anomaly.statuses import CLASS, STAGE, WINDOW, WINDOW_PART
-from rulesets.common.roles import RoleBook
+from rulesets.common.roles import RoleBook, RoleHooks
 from rulesets.common.witch import WitchNight
 
 __all__ = ["ANOMALY_OPTIONS", "RULESET", "Anomaly", "AnomalyOptions"]
@@ -39,12 +39,13 @@ def _passed(ctx: Ctx, st: Seat, cmd: Act) -> None:
 BOOK = RoleBook(__name__, DATA, passed=_passed, steps=STEPS)
 
 
-class Anomaly(WitchNight, Ruleset):
+class Anomaly(RoleHooks, WitchNight, Ruleset):
     name = "anomaly"
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
     options_model = AnomalyOptions
     reported_slot = "head"
+    book = BOOK
     deadline_kinds = BOOK.deadline_kinds  # the hunter's shot (P-DL-6)
     out_causes = (*BOOK.out_causes, "zeroing")
 
@@ -109,22 +110,10 @@ class Anomaly(WitchNight, Ruleset):
             st.set_status(WINDOW_PART, "day" if phase.startswith("D") else "night")
         BOOK.on_out(ctx, seats)  # Key盾
 
-    def after_out(self, ctx: Ctx, seats: list[int]) -> None:
-        BOOK.after_out(ctx, seats)
-
-    def may_handover(self, ctx: Ctx, seat: int) -> bool:
-        return BOOK.may_handover(ctx, seat)
-
-    def deadline(self, ctx: Ctx, deadline: Deadline) -> None:
-        BOOK.deadline(ctx, deadline)
-
     def procedures_apply(self, ctx: Ctx) -> bool:
         return opts(ctx).anomaly_apply_001_procedures
 
     # actions and the night: the roles -------------------------------------------
-    def act(self, ctx: Ctx, cmd: Act) -> None:
-        BOOK.act(ctx, cmd)
-
     def open_night(self, ctx: Ctx) -> None:
         state = ctx.state
         night = ctx.night
@@ -137,9 +126,6 @@ class Anomaly(WitchNight, Ruleset):
         BOOK.open_night(ctx)
         if self.reported_slot not in night.slots:
             self.deliver_tongling(ctx)  # no head tonight: 通灵 says so at once
-
-    def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
-        BOOK.slot_expired(ctx, slot)
 
     def resolve_night(self, ctx: Ctx) -> None:
         BOOK.resolve_night(ctx, AnomalyResolution.start(ctx))

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from engine.commands import Act
 from engine.context import Ctx
-from engine.model import Deadline, Seat, Slot
+from engine.model import Seat
 from engine.options import OptionError
 from engine.ruleset import Ruleset, register
 from engine.votes import REVOTE, Tally
 from rulesets.classic.base import BL, DATA, VILLAGE, WOLVES, ack, refresh_field
 from rulesets.classic.options import CLASSIC_OPTIONS, ClassicOptions, opts
 from rulesets.common.kill import reported_target
-from rulesets.common.roles import RoleBook
+from rulesets.common.roles import RoleBook, RoleHooks
 from rulesets.common.witch import WitchNight
 
 __all__ = ["CLASSIC_OPTIONS", "RULESET", "Classic", "ClassicOptions"]
@@ -29,12 +29,13 @@ def _passed(ctx: Ctx, st: Seat, cmd: Act) -> None:
 BOOK = RoleBook(__name__, DATA, passed=_passed)
 
 
-class Classic(WitchNight, Ruleset):
+class Classic(RoleHooks, WitchNight, Ruleset):
     name = "classic"
     roles = tuple(DATA["roles"])
     camps = tuple(DATA["camps"])
     options_model = ClassicOptions
     reported_slot = "kill"
+    book = BOOK
     deadline_kinds = BOOK.deadline_kinds
     out_causes = BOOK.out_causes
 
@@ -66,33 +67,11 @@ class Classic(WitchNight, Ruleset):
         refresh_field(state)
         BOOK.setup(ctx)
 
-    def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None:
-        BOOK.setup_deadline(ctx, deadline)
-
     # actions and the night: the roles ----------------------------------------------
-    def act(self, ctx: Ctx, cmd: Act) -> None:
-        BOOK.act(ctx, cmd)
-
     def open_night(self, ctx: Ctx) -> None:
         BOOK.open_night(ctx)
         if self.reported_slot not in ctx.night.slots:
             self.deliver_tongling(ctx)  # no kill tonight: 通灵 says so at once
-
-    def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
-        BOOK.slot_expired(ctx, slot)
-
-    def resolve_night(self, ctx: Ctx) -> None:
-        """The steps of data.yaml `night_resolution` (C-NIGHT-4, C-NIGHT-5)."""
-        BOOK.resolve_night(ctx)
-
-    def after_out(self, ctx: Ctx, seats: list[int]) -> None:
-        BOOK.after_out(ctx, seats)
-
-    def may_handover(self, ctx: Ctx, seat: int) -> bool:
-        return BOOK.may_handover(ctx, seat)
-
-    def deadline(self, ctx: Ctx, deadline: Deadline) -> None:
-        BOOK.deadline(ctx, deadline)
 
     # votes and the badge ---------------------------------------------------------
     def first_to_reach_rule(self, ctx: Ctx) -> str:

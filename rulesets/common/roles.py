@@ -235,6 +235,42 @@ class RoleBook:
             role.deadline(ctx, deadline)
 
 
+class RoleHooks:
+    """A ruleset mixin (before Ruleset in the bases): the engine's role hooks handed to the
+    ruleset's role book `book`, written once for every ruleset, so a hook a role declares is
+    never dropped by a ruleset that forgot to forward it. A ruleset overrides one only to add
+    its own part around the book's."""
+
+    book: RoleBook
+
+    def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None:
+        self.book.setup_deadline(ctx, deadline)
+
+    def act(self, ctx: Ctx, cmd: Act) -> None:
+        self.book.act(ctx, cmd)
+
+    def open_night(self, ctx: Ctx) -> None:
+        self.book.open_night(ctx)
+
+    def slot_expired(self, ctx: Ctx, slot: Slot) -> None:
+        self.book.slot_expired(ctx, slot)
+
+    def resolve_night(self, ctx: Ctx) -> None:
+        self.book.resolve_night(ctx)
+
+    def on_out(self, ctx: Ctx, seats: list[int]) -> None:
+        self.book.on_out(ctx, seats)
+
+    def after_out(self, ctx: Ctx, seats: list[int]) -> None:
+        self.book.after_out(ctx, seats)
+
+    def may_handover(self, ctx: Ctx, seat: int) -> bool:
+        return self.book.may_handover(ctx, seat)
+
+    def deadline(self, ctx: Ctx, deadline: Deadline) -> None:
+        self.book.deadline(ctx, deadline)
+
+
 def missed_if_unanswered(ctx: Ctx, slot: Slot) -> None:
     """A slot past its deadline with no answer: its seats missed the duty (the slot's key)."""
     if slot.sub is None:
