@@ -347,6 +347,12 @@ class GameState(BaseModel):
         seats: list[Seat] = self.__dict__.get("seats") or view(self, "seats")
         return list.copy(seats)
 
+    def peek_living(self) -> list[Seat]:
+        """`living()`, to read only (see `peek_seats`): finding a role's holder copies no
+        seat."""
+        seats: list[Seat] = self.__dict__.get("seats") or view(self, "seats")
+        return [s for s in list.__iter__(seats) if s.alive]
+
     def peek_members(self, camp: str, living: bool = True) -> list[Seat]:
         """`members`, to read only (see `peek_seats`)."""
         return [s for s in self.peek_seats() if s.camp == camp and (s.alive or not living)]

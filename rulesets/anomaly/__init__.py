@@ -74,7 +74,7 @@ class Anomaly(RoleHooks, WitchNight, Ruleset):
                 st.set_status(STAGE, "growth")
                 ctx.tell(st.seat, "StageNotice", stage="growth")
         state.data.update({"K": None, "able_at_open": {}, "night_outs": {}})
-        state.camps_on_field = [c for c in (ANOMALY, NORMAL) if state.members(c)]
+        state.camps_on_field = [c for c in (ANOMALY, NORMAL) if state.peek_members(c)]
 
     # day ---------------------------------------------------------------------
     def exiles_on(self, ctx: Ctx, day: int) -> bool:
@@ -134,7 +134,7 @@ class Anomaly(RoleHooks, WitchNight, Ruleset):
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:
         state = ctx.state
         if camp == ANOMALY:
-            living = state.members(ANOMALY)
+            living = state.peek_members(ANOMALY)
             if not living:
                 return True  # A-LOSE-A1
             if opts(ctx).anomaly_lose2_eval == "night_end_only" and not state.data.get(
@@ -155,7 +155,7 @@ class Anomaly(RoleHooks, WitchNight, Ruleset):
         return members > 0 and 2 * members >= len(ctx.state.living_numbers())  # A-WIN-1
 
     def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
-        ctx.tell([s.seat for s in ctx.state.members(camp)], "CampLostNotice", camp=camp)
+        ctx.tell([s.seat for s in ctx.state.peek_members(camp)], "CampLostNotice", camp=camp)
 
 
 RULESET = register(Anomaly())

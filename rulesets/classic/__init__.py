@@ -125,7 +125,7 @@ class Classic(RoleHooks, WitchNight, Ruleset):
 
     def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
         state = ctx.state
-        members = [s.seat for s in state.members(camp)]
+        members = [s.seat for s in state.peek_members(camp)]
         ctx.tell(members, "CampLostNotice", camp=camp)
         if camp != WOLVES:
             return
@@ -142,7 +142,7 @@ class Classic(RoleHooks, WitchNight, Ruleset):
             lovers = [s for s in state.seats if s.camp == BL and s.lover_of]
             for st in lovers:
                 st.skills["kill"] = "held"
-            ctx.tell([s.seat for s in state.members(BL)], "WidowKnife",
+            ctx.tell([s.seat for s in state.peek_members(BL)], "WidowKnife",
                      lovers=[s.seat for s in lovers])
 
 

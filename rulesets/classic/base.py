@@ -25,8 +25,8 @@ def form_groups(ctx: Ctx) -> None:
 
 
 def living_holder(state: GameState, role: str, skill: str) -> Seat | None:
-    """The first living `role` who holds `skill`."""
-    return next((s for s in state.living() if s.role == role and s.holds(skill)), None)
+    """The first living `role` who holds `skill` (to read: `state.seat(n)` to change it)."""
+    return next((s for s in state.peek_living() if s.role == role and s.holds(skill)), None)
 
 
 def ack(ctx: Ctx, st: Seat, skill: str, target: int | None, final: bool = False) -> None:

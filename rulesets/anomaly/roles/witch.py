@@ -26,7 +26,7 @@ from rulesets.common.witch import deadline as witch_deadline
 
 
 def _open(ctx: Ctx) -> None:
-    witch = next((s for s in ctx.state.living() if s.role == "witch" and s.camp == NORMAL),
+    witch = next((s for s in ctx.state.peek_living() if s.role == "witch" and s.camp == NORMAL),
                  None)
     acts = witch is not None and (can_purify(ctx, witch) or can_format(witch))
     ctx.night.data["tongling"] = witch.seat if witch is not None and acts and witch.holds(
@@ -110,7 +110,7 @@ def _resonance(ctx: Ctx, res: Resolution) -> None:
     the head, resonance_counts_head), once a night unless resonance_max_per_night=unbounded."""
     r = AnomalyResolution.of(res)
     state = ctx.state
-    ws = next((s for s in state.living() if s.role == "witch" and s.camp == NORMAL), None)
+    ws = next((s for s in state.peek_living() if s.role == "witch" and s.camp == NORMAL), None)
     if ws is None or not ws.holds("resonance"):
         return
     roles = ("seer", "guard") + (
