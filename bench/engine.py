@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import hashlib
 import io
 import os
@@ -108,8 +109,8 @@ def _snapshot(state: GameState) -> str:
     """The final snapshot as the digest hashes it: model_dump_json, with each seat status as
     its bare value, as snapshots stored statuses before they were typed (engine.model.Status),
     so that digests taken before and after that change compare."""
-    seats = [st.model_copy(update={"statuses": {k: getattr(v, "value", v)
-                                                for k, v in st.statuses.items()}})
+    seats = [dataclasses.replace(st, statuses={k: getattr(v, "value", v)
+                                               for k, v in st.statuses.items()})
              for st in state.seats]
     return state.model_copy(update={"seats": seats}).model_dump_json(warnings=False)
 

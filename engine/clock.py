@@ -3,6 +3,7 @@ extension, pausing and resuming the game's clock, ending the game early."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from engine.commands import JudgeEnd, JudgeExtend, JudgeSetSchedule, JudgeSetTime
@@ -32,7 +33,7 @@ def extend(ctx: Ctx, cmd: JudgeExtend) -> None:
         if cmd.at <= dl.due:
             ctx.reject("not_later", seat=cmd.seat)
     ids = {d.id for d in hits}
-    ctx.state.deadlines = [d.model_copy(update={"anchor": "at", "offset_min": 0, "due": cmd.at})
+    ctx.state.deadlines = [replace(d, anchor="at", offset_min=0, due=cmd.at)
                            if d.id in ids else d for d in ctx.state.deadlines]
     ctx.retime_deadlines()
     at = cmd.at.strftime("%m-%d %H:%M")
@@ -130,15 +131,14 @@ def resume(ctx: Ctx) -> None:
     for dl in state.deadlines:
         target = targets[dl.id]
         if dl.anchor == "at":
-            shifted.append(dl.model_copy(update={"due": target}))
+            shifted.append(replace(dl, due=target))
             continue
         # Keep the anchor, so that a later change of that day's times still moves it; what the
         # schedule did not move by itself goes into the offset.
         gap = target - ctx.due(dl.anchor, dl.day, dl.offset_min)
         extra, rest = divmod(gap, timedelta(minutes=1))
-        shifted.append(dl.model_copy(update=(
-            {"anchor": "at", "offset_min": 0, "due": target} if rest
-            else {"offset_min": dl.offset_min + extra, "due": target})))
+        shifted.append(replace(dl, anchor="at", offset_min=0, due=target) if rest
+                       else replace(dl, offset_min=dl.offset_min + extra, due=target))
     state.deadlines = shifted
     ctx.retime_deadlines()
     day, which = divmod(first, 2)

@@ -8,10 +8,13 @@ fields hold only immutable values (numbers, strings, datetimes, Literals, frozen
 are shared, and which hold containers or mutable models and are copied, recursively. Free-form
 fields (`Any`: ruleset data, news) are copied as JSON-like trees.
 
+The state's records (`Seat`, `Slot`, `Deadline` …) are slotted dataclasses, the state itself a
+pydantic model; both are planned alike (a "model" below is either).
+
 Sharing rules, which the engine keeps:
-- a frozen model (`model_config = ConfigDict(frozen=True)`, e.g. `Deadline`, `VotePost`, a
-  seat's `Status`) is replaced, never changed, lists and dicts inside it included: it is shared
-  between the copies (so a seat's statuses cost one dict copy);
+- a frozen model (`model_config = ConfigDict(frozen=True)`, or `@dataclass(frozen=True)`: e.g.
+  `Deadline`, `VotePost`, a seat's `Status`) is replaced, never changed, lists and dicts inside
+  it included: it is shared between the copies (so a seat's statuses cost one dict copy);
 - a field annotated `Annotated[..., SHARED]` (the game's options) is never changed in place after
   the game is created: shared as well.
 Everything else is copied. A field whose type the planner does not know is deep-copied with
@@ -23,6 +26,7 @@ The copy equals the original (`==`, `model_dump()`), and has the same `model_fie
 from __future__ import annotations
 
 import copy
+import dataclasses
 import types
 import typing
 from collections.abc import Callable
@@ -61,9 +65,9 @@ def copy_json(value: Any) -> Any:
     if cls is tuple:
         return value if all(type(v) in _ATOM_TYPES for v in value) else tuple(
             copy_json(v) for v in value)
-    if isinstance(value, BaseModel):
+    if isinstance(value, BaseModel) or (_is_record(cls) and not _frozen(cls)):
         return clone(value)
-    if isinstance(value, _ATOMS | frozenset):
+    if isinstance(value, _ATOMS | frozenset) or _is_record(cls):  # (a frozen record: shared)
         return value
     return copy.deepcopy(value)
 
@@ -74,6 +78,17 @@ def copy_json_dict(value: dict[Any, Any]) -> dict[Any, Any]:
         if type(v) not in _ATOM_TYPES:
             return {k: v if type(v) in _ATOM_TYPES else copy_json(v) for k, v in value.items()}
     return value.copy()
+
+
+def _is_record(cls: type) -> bool:
+    """A dataclass of the state (engine.model's records)."""
+    return "__dataclass_fields__" in cls.__dict__ or hasattr(cls, "__dataclass_fields__")
+
+
+def _frozen(cls: type) -> bool:
+    if issubclass(cls, BaseModel):
+        return bool(cls.model_config.get("frozen"))
+    return bool(cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
 
 
 def _expr(tp: Any, var: str, ns: dict[str, Any], depth: int = 0) -> str | None:
@@ -116,16 +131,48 @@ def _expr(tp: Any, var: str, ns: dict[str, Any], depth: int = 0) -> str | None:
     if origin is frozenset:
         return None
     if isinstance(tp, type):
-        if issubclass(tp, BaseModel):
-            return None if tp.model_config.get("frozen") else f"_clone({var})"
+        if issubclass(tp, BaseModel) or _is_record(tp):
+            return None if _frozen(tp) else f"_clone({var})"
         if issubclass(tp, _ATOMS):
             return None
     return f"_deepcopy({var})"
 
 
+def _compile_record(cls: type) -> Callable[[Any], Any]:
+    """Write and compile the copy function of record class `cls` (a slotted dataclass): one
+    attribute store per field, shared or copied as its type says."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    ns: dict[str, Any] = {"_json": copy_json, "_json_dict": copy_json_dict, "_clone": clone,
+                          "_deepcopy": copy.deepcopy, "_new": object.__new__,
+                          "_set": object.__setattr__, "_cls": cls}
+    # A frozen record is shared, never copied; should one be copied all the same (clone() of
+    # it), its fields are set through object.__setattr__.
+    frozen = _frozen(cls)
+    lines = ["def copy_model(m):", "    n = _new(_cls)"]
+    for f in dataclasses.fields(cls):
+        expr = _expr(hints[f.name], "v", ns)
+        if expr is None:
+            value = f"m.{f.name}"
+        else:
+            lines += [f"    v = m.{f.name}"]
+            value = expr
+        lines += [f"    _set(n, {f.name!r}, {value})" if frozen
+                  else f"    n.{f.name} = {value}"]
+    lines += ["    return n"]
+    source = "\n".join(lines)
+    exec(compile(source, f"<clone {cls.__name__}>", "exec"), ns)  # noqa: S102 (our own text)
+    fn: Callable[[Any], Any] = ns["copy_model"]
+    fn.__doc__ = source
+    return fn
+
+
 def _compile(cls: type[BaseModel], skip: frozenset[str] = frozenset()) -> Callable[[Any], Any]:
     """Write and compile the copy function of model class `cls`; the fields in `skip` are left
     shared (the caller replaces them)."""
+    if not issubclass(cls, BaseModel):
+        if skip:
+            raise TypeError(f"{cls.__name__}: clone_except() plans pydantic models only")
+        return _compile_record(cls)
     if cls.model_config.get("extra") == "allow" or cls.__private_attributes__:
         raise TypeError(f"{cls.__name__}: clone() plans models without extras or privates")
     hints = typing.get_type_hints(cls, include_extras=True)

@@ -8,6 +8,7 @@ with the shared defaults); it lives here so that this module imports no ruleset 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any, Literal, NoReturn, Protocol, overload
 
@@ -274,7 +275,7 @@ class Ctx:
         dl = Deadline(id=ident, kind=kind, day=day, seats=list(seats or []), anchor=anchor,
                       offset_min=offset_min, due=self.due(anchor, day, offset_min, at))
         if anchor == "at":
-            dl = dl.model_copy(update={"offset_min": 0})
+            dl = replace(dl, offset_min=0)
         self.remove_deadline(ident)
         self.state.deadlines.append(dl)
         self._add_reminder(dl)
@@ -315,13 +316,13 @@ class Ctx:
     def retime_deadlines(self) -> None:
         for i, dl in enumerate(self.state.deadlines):
             if dl.anchor != "at":
-                self.state.deadlines[i] = dl.model_copy(
-                    update={"due": self.due(dl.anchor, dl.day, dl.offset_min)})
+                self.state.deadlines[i] = replace(
+                    dl, due=self.due(dl.anchor, dl.day, dl.offset_min))
         dues = {d.id: d.due for d in self.state.deadlines}
         for i, dl in enumerate(self.state.deadlines):
             if dl.parent in dues:
-                self.state.deadlines[i] = dl.model_copy(
-                    update={"due": dues[dl.parent] - timedelta(minutes=dl.offset_min)})
+                self.state.deadlines[i] = replace(
+                    dl, due=dues[dl.parent] - timedelta(minutes=dl.offset_min))
 
     # deadline offsets (options) -------------------------------------------------
     def night_deadline(self) -> tuple[Anchor, int]:
@@ -334,7 +335,7 @@ class Ctx:
         assert night is not None
         dl = self.add_deadline("night", night.day, anchor, offset_min, seats,
                                key=f"{night.day}:{key}")
-        slot = Slot(key=key, seats=seats, deadline_id=dl.id, yellow=yellow)
+        slot = Slot(key=key, seats=list(seats), deadline_id=dl.id, yellow=yellow)
         night.slots[key] = slot
         return slot
 
@@ -380,7 +381,7 @@ class Ctx:
             self.reject("action_final")
         if slot.sub is not None and not self.o.night_allow_resubmit:
             self.reject("no_resubmit")
-        slot.sub = Submission(skill=cmd.skill, targets=targets, options=dict(cmd.options),
+        slot.sub = Submission(skill=cmd.skill, targets=list(targets), options=dict(cmd.options),
                               by=cmd.seat, at=self.now)
         if slot.prompted:
             slot.answered_after_prompt = True

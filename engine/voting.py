@@ -3,6 +3,7 @@ player's 更正 request (AMB-P-09), the judge's proxy votes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from engine.commands import JudgeCorrection, JudgeProxy
@@ -50,7 +51,7 @@ def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> 
     elif mode == "correct":
         if not posts:
             ctx.reject("no_vote_to_correct")
-        posts[-1] = posts[-1].model_copy(update={"target": target, "void": False})
+        posts[-1] = replace(posts[-1], target=target, void=False)
     _drop_correction(ctx, n)  # a new post or a correction supersedes a pending request
     ctx.announce("VotePosted", voter=n, target=target, mode=mode, by_judge=by_judge)
 

@@ -5,6 +5,7 @@ has had accepted tonight is lost to someone else's message."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from collections.abc import Iterator
@@ -107,7 +108,7 @@ class Errors(logging.Handler):
 
 def slots(state: Any) -> dict[str, Any]:
     night = state.night
-    return {} if night is None else {k: (s.sub.model_dump() if s.sub else None, s.final)
+    return {} if night is None else {k: (dataclasses.asdict(s.sub) if s.sub else None, s.final)
                                      for k, s in night.slots.items()}
 
 
