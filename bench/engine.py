@@ -3,6 +3,7 @@
     python bench/engine.py                  # every case, 5 runs each, then a profile
     python bench/engine.py --games 20 --runs 3 --case classic-12
     python bench/engine.py --no-profile
+    python bench/engine.py --case classic-12 --runs 1 --kinds   # engine time per kind of command
 
 Each case plays the same `--games` random whole games (seeds 0, 1, …) with the random driver of
 tests/randomplay.py (tests/randomplay_anomaly.py for anomaly), under the default options, on a
@@ -51,6 +52,8 @@ import randomplay_anomaly  # noqa: E402
 
 import engine.dispatch  # noqa: E402
 from engine.clone import clone  # noqa: E402
+from engine.commands import Tick  # noqa: E402
+from engine.events import Rejection  # noqa: E402
 from engine.model import GameState  # noqa: E402
 
 # How handle() copies the state it works on: the engine's own mechanism, or an alternative to
@@ -194,6 +197,44 @@ def profile(ruleset: str, players: int, games: int, top: int) -> str:
     return "\n".join([total, *(line.replace(root, "") for line in lines[start:] if line.strip())])
 
 
+def by_kind(ruleset: str, players: int, games: int) -> str:
+    """Engine time per kind of command (a tick by its deadline's kind), accepted or refused:
+    where a whole game's engine time goes."""
+    times: dict[tuple[str, str, bool], list[float]] = {}
+    orig = randomplay.handle
+
+    def timed(state: GameState, cmd: Any, now: Any) -> Any:
+        t0 = time.perf_counter()
+        result = orig(state, cmd, now)
+        dt = time.perf_counter() - t0
+        dl = state.deadline(cmd.deadline_id) if isinstance(cmd, Tick) else None
+        key = (type(cmd).__name__, "" if not isinstance(cmd, Tick) else "stale" if dl is None
+               else dl.kind,
+               not isinstance(result, Rejection))
+        entry = times.setdefault(key, [0.0, 0.0])
+        entry[0] += 1
+        entry[1] += dt
+        return result
+
+    cls = _driver_class(ruleset)
+    randomplay.handle = timed
+    try:
+        for i in range(games):
+            driver = cls(random.Random(i), seed=f"bench-{i}", ruleset=ruleset, players=players)
+            driver.verify_input = False
+            driver.play()
+    finally:
+        randomplay.handle = orig
+    total = sum(t for _, t in times.values())
+    lines = [f"{'command':<26} {'per game':>8} {'µs each':>8} {'ms/game':>8} {'share':>6}"]
+    for (kind, dl_kind, ok), (n, t) in sorted(times.items(), key=lambda kv: -kv[1][1]):
+        name = ("Tick (stale)" if dl_kind == "stale"
+                else f"{kind}{':' + dl_kind if dl_kind else ''} {'ok' if ok else 'refused'}")
+        lines.append(f"{name:<26} {n / games:>8.1f} {1e6 * t / n:>8.1f} "
+                     f"{1000 * t / games:>8.2f} {100 * t / total:>5.1f}%")
+    return "\n".join(lines)
+
+
 def copy_costs(ruleset: str, players: int, games: int = 3) -> str:
     """µs per copy of the states a game goes through, for every mechanism that gives a copy."""
     states: list[GameState] = []
@@ -226,6 +267,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--profile-case", default="classic-12", choices=sorted(CASES))
     ap.add_argument("--top", type=int, default=25, help="profile rows (default 25)")
+    ap.add_argument("--kinds", action="store_true",
+                    help="engine time per kind of command, for the profile case")
     args = ap.parse_args(argv)
     engine.dispatch.working_copy = COPIES[args.copy]
 
@@ -252,6 +295,10 @@ def main(argv: list[str] | None = None) -> None:
     print()
     for name in args.case or list(CASES):
         print(f"{name}: {copy_costs(*CASES[name])}")
+    if args.kinds:
+        ruleset, players = CASES[args.profile_case]
+        print(f"\nengine time by command: {args.profile_case}, {args.games} games")
+        print(by_kind(ruleset, players, args.games))
     if not args.no_profile:
         ruleset, players = CASES[args.profile_case]
         print(f"\nprofile: {args.profile_case}, {args.games} games, top {args.top} by own time "
