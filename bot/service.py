@@ -22,6 +22,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any, Literal, cast
@@ -35,6 +36,7 @@ from bot.gametime import DEFAULT_TIME_ZONE, zone
 from bot.render import messages_for, render_event, render_rejection
 from bot.store.codec import decode, encode
 from bot.store.db import Database
+from bot.store.hot import hot
 from bot.store.models import (
     Card,
     DeadlineRow,
@@ -201,6 +203,23 @@ _CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
                              CARDS.c.seat == bindparam("b_seat"))
          .values(yellow=bindparam("b_yellow", type_=CARDS.c.yellow.type),
                  red=bindparam("b_red", type_=CARDS.c.red.type)))
+_FINISH = (update(GAMES).where(GAMES.c.id == bindparam("gid"))
+           .values(status=bindparam("b_status", type_=GAMES.c.status.type),
+                   winner=bindparam("b_winner", type_=GAMES.c.winner.type)))
+# On PostgreSQL these run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy).
+for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSERT_OUTBOX,
+              _INSERT_DEADLINES, _DELETE_DEADLINES, _ROOMS, _ROOM_MEMBERS, _TOUCH, _WRITE,
+              _CARD, _FINISH):
+    hot(_stmt)
+
+
+def _batch(s: Any) -> AbstractContextManager[Any]:
+    """The statements of the block in one round trip where the connection can (PostgreSQL's
+    `HotConnection.batch`, a psycopg pipeline); as they come elsewhere."""
+    batch = getattr(s, "batch", None)
+    return batch() if batch is not None else nullcontext()
+
+
 @dataclass(frozen=True)
 class _InboxRow:
     """The inbox row of a message id, as `_previous` reads it."""
@@ -604,7 +623,7 @@ class Service:
         one = not self.db.sqlite
         for _ in range(MAX_TRIES):
             try:
-                with self.db.write_core() if one else self.db.read_core() as conn:
+                with self.db.write_hot() if one else self.db.read_core() as conn:
                     got = self._probe(conn, game_id, cmd, msg_id, sender)
                     if isinstance(got, Outcome):
                         return got
@@ -702,14 +721,16 @@ class Service:
                 raise _Conflict
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
-            if msg_id is not None:
-                s.execute(_INSERT_INBOX, [{
-                    "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
-                    "command": encode(cmd.model_dump()), "outcome": status,
-                    "version": old.version, "first_seq": None, "last_seq": None,
-                    "rejection": encode(rejection.model_dump()) if rejection else None}])
-            if rejection is not None:
-                self._reply(s, old, cmd, rejection, msg_id, sender)
+            with _batch(s):  # PostgreSQL: the inbox and the reply in one round trip
+                if msg_id is not None:
+                    s.execute(_INSERT_INBOX, [{
+                        "game_id": gid, "msg_id": msg_id, "sender": sender,
+                        "received_at": now, "command": encode(cmd.model_dump()),
+                        "outcome": status, "version": old.version, "first_seq": None,
+                        "last_seq": None,
+                        "rejection": encode(rejection.model_dump()) if rejection else None}])
+                if rejection is not None:
+                    self._reply(s, old, cmd, rejection, msg_id, sender)
             return Outcome(gid, msg_id, status, old.version, (), rejection,
                            state=old.state), None
         new, events = result
@@ -722,19 +743,22 @@ class Service:
                               "b_updated_at": stamp}).rowcount != 1:
             raise _Conflict
         body = encode(cmd.model_dump())  # once: the inbox row and the command's log row
-        if msg_id is not None:  # a duplicate message id fails here, before the bulk inserts
-            s.execute(_INSERT_INBOX, [{
-                "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
-                "command": body, "outcome": "accepted", "version": new.version,
-                "first_seq": first, "last_seq": last, "rejection": None}])
-        self._append(s, gid, new, new.version, events, cmd, now, msg_id,
-                     seq0=old.last_seq, phase=old.state.phase, body=body,
-                     judge_contact=old.judge_contact)
-        self._sync_deadlines(s, gid, old.state, new)
-        self._sync_cards(s, gid, old.state, new)
-        if new.over:  # won, or ended by the judge (the seed is out either way), or halted
-            s.execute(update(GAMES).where(GAMES.c.id == gid).values(
-                status="halted" if new.halted else "over", winner=new.winner))
+        # PostgreSQL: the rows below in one round trip (a psycopg pipeline; the first error,
+        # a duplicate message id on the inbox row, fails it and the transaction as before)
+        with _batch(s):
+            if msg_id is not None:  # a duplicate message id fails here, before the bulk rows
+                s.execute(_INSERT_INBOX, [{
+                    "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
+                    "command": body, "outcome": "accepted", "version": new.version,
+                    "first_seq": first, "last_seq": last, "rejection": None}])
+            self._append(s, gid, new, new.version, events, cmd, now, msg_id,
+                         seq0=old.last_seq, phase=old.state.phase, body=body,
+                         judge_contact=old.judge_contact)
+            self._sync_deadlines(s, gid, old.state, new)
+            self._sync_cards(s, gid, old.state, new)
+            if new.over:  # won, or ended by the judge (the seed is out either way), or halted
+                s.execute(_FINISH, {"gid": gid, "b_status": "halted" if new.halted else "over",
+                                    "b_winner": new.winner})
         after = _Loaded(gid, old.ruleset, new, new.version, last, clock, stamp,
                         old.judge_contact)
         return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new), after
@@ -825,10 +849,9 @@ class Service:
         else:
             target = "judge"
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
-        row = _direct_message(key, old.game_id, target, render_rejection(rejection, old.ruleset),
-                              address=sender)
-        s.execute(_INSERT_OUTBOX, [{c.key: getattr(row, c.key) for c in OUTBOX.columns
-                                    if c.key != "id"}])
+        s.execute(_INSERT_OUTBOX, [_direct_row(key, old.game_id, target,
+                                               render_rejection(rejection, old.ruleset),
+                                               address=sender)])
 
     def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
                         new: GameState) -> None:
@@ -981,14 +1004,21 @@ def _scheduled(state: GameState) -> list[Deadline]:
     return [] if state.paused_at is not None else state.deadlines
 
 
+def _direct_row(key: str, game_id: str, target: str, text: str,
+                address: str | None = None) -> dict[str, Any]:
+    """An outbox row that renders no log row (a reply to a message, or a note to the judge):
+    its columns but the id."""
+    created = utcnow()
+    return {"dedupe_key": key, "game_id": game_id, "seq": None,
+            "channel": "judge" if target == "judge" else "dm", "target": target,
+            "address": address, "text": text, "created_at": created, "attempts": 0,
+            "next_attempt_at": created, "sent_at": None, "last_error": None}
+
+
 def _direct_message(key: str, game_id: str, target: str, text: str,
                     address: str | None = None) -> OutboxRow:
-    """An outbox row that renders no log row: a reply to a message, or a note to the judge."""
-    created = utcnow()
-    return OutboxRow(dedupe_key=key, game_id=game_id, seq=None,
-                     channel="judge" if target == "judge" else "dm", target=target,
-                     address=address, text=text, created_at=created, attempts=0,
-                     next_attempt_at=created)
+    """`_direct_row` as an ORM object."""
+    return OutboxRow(**_direct_row(key, game_id, target, text, address))
 
 
 # wording -------------------------------------------------------------------------------------

@@ -163,6 +163,7 @@ class Database:
         self.engine = make_engine(url)
         self.sqlite = self.engine.dialect.name == "sqlite"
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._plans: dict[Any, Any] = {}  # bot.store.hot: the hot statements, compiled
         if check:
             try:
                 check_schema(self.engine)
@@ -194,6 +195,22 @@ class Database:
         it raises."""
         with self._writer.connect() as conn, conn.begin():
             yield conn
+
+    @contextmanager
+    def write_hot(self) -> Iterator[Any]:
+        """Like `write_core`; on PostgreSQL the connection is a `bot.store.hot.HotConnection`
+        (the hot path's statements sent on the driver, `batch()` for a pipeline)."""
+        with self._writer.connect() as conn, conn.begin():
+            if self.sqlite:
+                yield conn
+                return
+            from bot.store.hot import HotConnection
+
+            hot = HotConnection(conn, self._plans)
+            try:
+                yield hot
+            finally:
+                hot.close()
 
     def dispose(self) -> None:
         self.engine.dispose()
