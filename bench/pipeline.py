@@ -234,6 +234,8 @@ def run_backend(name: str, url: str, args: argparse.Namespace) -> dict[str, floa
             prof.enable()
             pipeline(service, batch)
             prof.disable()
+            if args.profile_dump:
+                prof.dump_stats(args.profile_dump)
             buf = io.StringIO()
             stats = pstats.Stats(prof, stream=buf)
             stats.sort_stats("cumulative").print_stats(args.profile_lines)
@@ -260,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="cProfile one more run of that backend (default: sqlite)")
     ap.add_argument("--profile-cpu", action="store_true",
                     help="the profile counts this process's CPU time, not the wall clock")
+    ap.add_argument("--profile-dump", help="also write the profile's pstats to this file")
     ap.add_argument("--profile-lines", type=int, default=45, help="rows of each profile")
     args = ap.parse_args(argv)
     logging.disable(logging.WARNING)  # the random streams' refused commands are expected

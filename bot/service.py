@@ -21,15 +21,15 @@ import secrets
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any, Literal, cast
 
 from pydantic import TypeAdapter
 from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.gametime import DEFAULT_TIME_ZONE, zone
@@ -57,6 +57,7 @@ from engine.model import Deadline, GameState
 COMMAND = TypeAdapter(Command)
 log = logging.getLogger(__name__)
 MAX_TRIES = 100  # optimistic retries of one command before giving up
+MAX_RECONNECTS = 3  # new connections for one command whose connection was found dead
 
 Status = Literal["accepted", "rejected", "noop"]
 
@@ -218,6 +219,35 @@ def _batch(s: Any) -> AbstractContextManager[Any]:
     `HotConnection.batch`, a psycopg pipeline); as they come elsewhere."""
     batch = getattr(s, "batch", None)
     return batch() if batch is not None else nullcontext()
+
+
+@contextmanager
+def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
+    """The snapshot's `UPDATE … WHERE version = :old`, then the block's statements; _Conflict
+    when the UPDATE matched no row (another writer committed since the load), and then
+    nothing of the block stays (the transaction is rolled back).
+
+    Elsewhere the row count is checked before the block runs. On PostgreSQL the UPDATE and the
+    block's statements go in one pipeline (one round trip) and the row count is read after it:
+    when a statement of the block failed on a key (the other writer's log rows, or its inbox
+    row of the same message) and the UPDATE matched no row, that is the same _Conflict."""
+    batch = getattr(s, "batch", None)
+    if batch is None:
+        if s.execute(stmt, params).rowcount != 1:
+            raise _Conflict
+        yield
+        return
+    written: Any = None
+    try:
+        with batch():
+            written = s.execute(stmt, params)
+            yield
+    except IntegrityError:
+        if written is not None and written.rowcount == 0:
+            raise _Conflict from None
+        raise
+    if written.rowcount != 1:
+        raise _Conflict
 
 
 @dataclass(frozen=True)
@@ -621,7 +651,9 @@ class Service:
         # at BEGIN (holding that lock across the engine would make any other writer wait,
         # and a writer that waits on this one inside `before_write` would never get in).
         one = not self.db.sqlite
+        reconnects = 0
         for _ in range(MAX_TRIES):
+            sent = False  # whether the COMMIT may have gone out (then it is never tried again)
             try:
                 with self.db.write_hot() if one else self.db.read_core() as conn:
                     got = self._probe(conn, game_id, cmd, msg_id, sender)
@@ -644,6 +676,7 @@ class Service:
                             self.before_write()
                         out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
                                                   sender)
+                        sent = True  # the block ends: the COMMIT
                 if not one:
                     if self.before_write is not None:
                         self.before_write()
@@ -661,6 +694,17 @@ class Service:
                 if msg_id is None or exc is clash:
                     raise
                 clash = exc  # the same message committed meanwhile? the reload tells
+            except DBAPIError as exc:
+                # PostgreSQL's hot path pings no connection it checks out: one found dead
+                # (the server restarted, an idle connection was cut) fails a statement, and
+                # SQLAlchemy invalidates it. Nothing was committed unless the COMMIT went out:
+                # before that, the command is tried again from its read, on a new connection.
+                if not (one and exc.connection_invalidated and not sent
+                        and reconnects < MAX_RECONNECTS):
+                    raise
+                reconnects += 1
+                log.warning("%s: connection lost before the commit, trying again: %s",
+                            game_id, exc.orig)
         raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
 
     def is_judge(self, game_id: str, contact: str, s: Session | Connection | None = None
@@ -717,11 +761,9 @@ class Service:
         if isinstance(result, Rejection) or result[0].version == old.version:
             # Nothing changes, but take the row (and check the version) all the same: the
             # verdict must have been reached on the latest state.
-            if s.execute(_TOUCH, guard).rowcount != 1:
-                raise _Conflict
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
-            with _batch(s):  # PostgreSQL: the inbox and the reply in one round trip
+            with _guarded(s, _TOUCH, guard):  # PostgreSQL: with the rows, one round trip
                 if msg_id is not None:
                     s.execute(_INSERT_INBOX, [{
                         "game_id": gid, "msg_id": msg_id, "sender": sender,
@@ -738,14 +780,13 @@ class Service:
         last = old.last_seq + 1 + len(events)
         stamp = utcnow()
         clock = max(old.clock, now)
-        if s.execute(_WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
-                              "b_clock": clock, "b_state": encode(new.model_dump()),
-                              "b_updated_at": stamp}).rowcount != 1:
-            raise _Conflict
         body = encode(cmd.model_dump())  # once: the inbox row and the command's log row
-        # PostgreSQL: the rows below in one round trip (a psycopg pipeline; the first error,
-        # a duplicate message id on the inbox row, fails it and the transaction as before)
-        with _batch(s):
+        # PostgreSQL: the snapshot's UPDATE and the rows below in one round trip (a psycopg
+        # pipeline; the first error, a duplicate message id on the inbox row, fails it and
+        # the transaction as before)
+        with _guarded(s, _WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
+                                  "b_clock": clock, "b_state": encode(new.model_dump()),
+                                  "b_updated_at": stamp}):
             if msg_id is not None:  # a duplicate message id fails here, before the bulk rows
                 s.execute(_INSERT_INBOX, [{
                     "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
@@ -795,9 +836,12 @@ class Service:
         rooms: dict[str, str] = {}
         room_seats: dict[str, set[int]] = {}
         if any(ev.audience.group or ev.audience.public for ev in events):
-            rooms = {name: room_id for name, room_id in s.execute(
-                _ROOMS, {"gid": gid})}
-            room_seats = _room_seats(s, gid, self.judges, judge_contact)
+            # both sent before either is read (in a PostgreSQL pipeline: one round trip)
+            found = s.execute(_ROOMS, {"gid": gid})
+            members = None if isinstance(judge_contact, _Unread) else s.execute(
+                _ROOM_MEMBERS, {"gid": gid})
+            rooms = {name: room_id for name, room_id in found}
+            room_seats = _room_seats(s, gid, self.judges, judge_contact, members)
         created = utcnow()
         rows: list[dict[str, Any]] = []
 
@@ -983,14 +1027,18 @@ class Service:
 
 
 def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str],
-                game_judge: str | None | _Unread = UNREAD) -> dict[str, set[int]]:
+                game_judge: str | None | _Unread = UNREAD, members: Any = None
+                ) -> dict[str, set[int]]:
     """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
     who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
-    then gets no post until it is put right."""
+    then gets no post until it is put right. `members`: the `_ROOM_MEMBERS` result, when
+    executed already."""
     if isinstance(game_judge, _Unread):  # not read with the snapshot: read it now
         game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
     out: dict[str, set[int]] = {}
-    for room, contact, seat in s.execute(_ROOM_MEMBERS, {"gid": gid}):
+    if members is None:
+        members = s.execute(_ROOM_MEMBERS, {"gid": gid})
+    for room, contact, seat in members:
         seats = out.setdefault(room, set())
         if seat is not None:
             seats.add(seat)

@@ -22,6 +22,7 @@ _PLAIN = frozenset({type(None), bool, int, float, str})
 def encode(value: Any) -> Any:
     # The hot path of every commit (the whole state): the exact built-in types first, by a
     # type lookup; anything else (a subclass: a str enum, a datetime) takes the full chain.
+    # A plain leaf is taken as it is without a call for it (most of a state is leaves).
     t = type(value)
     if t in _PLAIN:
         return value
@@ -29,9 +30,9 @@ def encode(value: Any) -> Any:
         for k in value:
             if not isinstance(k, str) or k.startswith("$"):
                 return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
-        return {k: encode(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else encode(v) for k, v in value.items()}
     if t is list:
-        return [encode(v) for v in value]
+        return [v if type(v) in _PLAIN else encode(v) for v in value]
     return _encode_other(value)
 
 

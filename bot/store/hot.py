@@ -77,12 +77,14 @@ def plan(stmt: Executable, dialect: Any, keys: tuple[str, ...] | None) -> _Plan 
 class _Result:
     """What the hot path reads of a result: `first()`, iteration, `scalar()`, `rowcount`."""
 
-    __slots__ = ("_cur", "_rows", "_conn")
+    __slots__ = ("_cur", "_rows", "_conn", "_count")
 
     def __init__(self, cur: Any, rows: list[Any] | None, conn: HotConnection | None = None):
         self._cur = cur
         self._rows = rows
         self._conn = conn  # set while the result waits in a pipeline
+        # read now unless it waits (the connection's one cursor runs the next statement)
+        self._count = None if conn is not None else cur.rowcount
 
     def _ready(self) -> None:
         if self._conn is not None:
@@ -92,7 +94,7 @@ class _Result:
     @property
     def rowcount(self) -> int:
         self._ready()
-        return int(self._cur.rowcount)
+        return int(self._cur.rowcount if self._count is None else self._count)
 
     def _all(self) -> list[Any]:
         self._ready()
