@@ -46,6 +46,7 @@ class _Plan:
     sql: str
     procs: tuple[tuple[str, Any], ...]  # (bind name, SQLAlchemy's bind processor)
     select: bool
+    insert: bool
 
 
 def plan(stmt: Executable, dialect: Any, keys: tuple[str, ...] | None) -> _Plan | None:
@@ -71,7 +72,8 @@ def plan(stmt: Executable, dialect: Any, keys: tuple[str, ...] | None) -> _Plan 
         proc = bp.type._cached_bind_processor(dialect)
         if proc is not None:
             procs.append((compiled.bind_names[bp], proc))
-    return _Plan(compiled.string, tuple(procs), isinstance(stmt, Select))
+    return _Plan(compiled.string, tuple(procs), isinstance(stmt, Select),
+                 isinstance(stmt, Insert))
 
 
 class _Result:
@@ -122,6 +124,7 @@ class HotConnection:
         self.raw = conn.connection.driver_connection
         self._plans = plans
         self._cur: Any = None
+        self._sink: Any = None  # a pipeline's INSERTs, whose results nobody reads
         self._pipeline: Any = None
 
     def _plan(self, stmt: Any, params: Any) -> _Plan | None:
@@ -155,6 +158,15 @@ class HotConnection:
             args = rows if many else rows[0]
         try:
             if self._pipeline is not None:
+                if p.insert:  # one cursor for them all (its row count is not theirs: -1)
+                    cur = self._sink
+                    if cur is None:
+                        cur = self._sink = self.raw.cursor()
+                    if many:
+                        cur.executemany(p.sql, args)
+                    else:
+                        cur.execute(p.sql, args)
+                    return _Result(cur, [])
                 cur = self.raw.cursor(row_factory=namedtuple_row)
                 if many:
                     cur.executemany(p.sql, args)
@@ -210,6 +222,7 @@ class HotConnection:
             self._failed(exc, None, None)
 
     def close(self) -> None:
-        if self._cur is not None:
-            self._cur.close()
-            self._cur = None
+        for cur in (self._cur, self._sink):
+            if cur is not None:
+                cur.close()
+        self._cur = self._sink = None
