@@ -149,6 +149,8 @@ class HotConnection:
                 self.sync()
             return self.sa.execute(stmt, params)
         many = isinstance(params, list)
+        if many and len(params) == 1:  # type: ignore[arg-type]
+            params, many = params[0], False  # type: ignore[index]  # one row: execute it
         args: Any = params or {}
         if p.procs:
             rows = [dict(r) for r in args] if many else [dict(args)]
