@@ -222,7 +222,8 @@ def _batch(s: Any) -> AbstractContextManager[Any]:
 
 
 @contextmanager
-def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
+def _guarded(s: Any, stmt: Any, params: Mapping[str, Any], pipelined: bool = True
+             ) -> Iterator[None]:
     """The snapshot's `UPDATE … WHERE version = :old`, then the block's statements; _Conflict
     when the UPDATE matched no row (another writer committed since the load), and then
     nothing of the block stays (the transaction is rolled back).
@@ -230,9 +231,11 @@ def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
     Elsewhere the row count is checked before the block runs. On PostgreSQL the UPDATE and the
     block's statements go in one pipeline (one round trip) and the row count is read after it:
     when a statement of the block failed on a key (the other writer's log rows, or its inbox
-    row of the same message) and the UPDATE matched no row, that is the same _Conflict."""
+    row of the same message) and the UPDATE matched no row, that is the same _Conflict.
+    `pipelined=False`: not for a couple of statements, where entering psycopg's pipeline mode
+    costs more CPU than the round trips it saves (docs/benchmarks.md, the third round)."""
     batch = getattr(s, "batch", None)
-    if batch is None:
+    if batch is None or not pipelined:
         if s.execute(stmt, params).rowcount != 1:
             raise _Conflict
         yield
@@ -763,7 +766,8 @@ class Service:
             # verdict must have been reached on the latest state.
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
-            with _guarded(s, _TOUCH, guard):  # PostgreSQL: with the rows, one round trip
+            # the inbox row and the reply: two statements, no pipeline (see _guarded)
+            with _guarded(s, _TOUCH, guard, pipelined=False):
                 if msg_id is not None:
                     s.execute(_INSERT_INBOX, [{
                         "game_id": gid, "msg_id": msg_id, "sender": sender,

@@ -123,8 +123,13 @@ class HotConnection:
         self.sa = conn
         self.raw = conn.connection.driver_connection
         self._plans = plans
-        self._cur: Any = None
-        self._sink: Any = None  # a pipeline's INSERTs, whose results nobody reads
+        # Two cursors kept with the DBAPI connection (its pool record's `info`, gone with it),
+        # for all its transactions: making one costs more than a round trip. `_cur` runs a
+        # statement at a time (its results are read before the next); `_sink` a pipeline's
+        # INSERTs, whose results nobody reads.
+        self._info = conn.connection.info
+        self._cur: Any = self._info.get("hot_cursor")
+        self._sink: Any = self._info.get("hot_sink")
         self._pipeline: Any = None
 
     def _plan(self, stmt: Any, params: Any) -> _Plan | None:
@@ -163,7 +168,7 @@ class HotConnection:
                 if p.insert:  # one cursor for them all (its row count is not theirs: -1)
                     cur = self._sink
                     if cur is None:
-                        cur = self._sink = self.raw.cursor()
+                        cur = self._sink = self._info["hot_sink"] = self.raw.cursor()
                     if many:
                         cur.executemany(p.sql, args)
                     else:
@@ -177,7 +182,8 @@ class HotConnection:
                 return _Result(cur, None, self)
             cur = self._cur
             if cur is None:
-                cur = self._cur = self.raw.cursor(row_factory=namedtuple_row)
+                cur = self._cur = self._info["hot_cursor"] = self.raw.cursor(
+                    row_factory=namedtuple_row)
             if many:
                 cur.executemany(p.sql, args)
                 return _Result(cur, [])
@@ -224,7 +230,9 @@ class HotConnection:
             self._failed(exc, None, None)
 
     def close(self) -> None:
-        for cur in (self._cur, self._sink):
-            if cur is not None:
-                cur.close()
+        """The transaction ends: what a kept cursor holds (the last result) is let go."""
+        if self._cur is not None and self._cur.closed:
+            self._info.pop("hot_cursor", None)
+        if self._sink is not None and self._sink.closed:
+            self._info.pop("hot_sink", None)
         self._cur = self._sink = None
