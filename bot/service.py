@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any, Literal, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
@@ -207,10 +207,37 @@ _CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
 _FINISH = (update(GAMES).where(GAMES.c.id == bindparam("gid"))
            .values(status=bindparam("b_status", type_=GAMES.c.status.type),
                    winner=bindparam("b_winner", type_=GAMES.c.winner.type)))
+
+
+def _refusal(inbox: bool, reply: bool) -> Any:
+    """PostgreSQL: a refused (or no-op) command's whole write as one statement: the `_TOUCH`
+    of the snapshot row (`UPDATE … WHERE version = :old`), and, from its one row, the inbox
+    row (`i_` parameters) and the reply's outbox row (`o_` ones), by data-modifying CTEs; it
+    returns how many snapshot rows the UPDATE matched. A statement is atomic by itself: when
+    the version moved on nothing is inserted (0: the caller's _Conflict), when a key is
+    taken nothing is written (an IntegrityError, as from the separate statements). The same
+    rows as `_TOUCH`, `_INSERT_INBOX` and `_INSERT_OUTBOX`; one round trip instead of three,
+    and no transaction of its own to begin and commit (bot/store/hot.py)."""
+    touched = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
+                                       SNAPSHOTS.c.version == bindparam("old"))
+               .values(version=SNAPSHOTS.c.version).returning(SNAPSHOTS.c.game_id)
+               .cte("touched"))
+    stmt = select(func.count()).select_from(touched)
+    for table, prefix, wanted in ((INBOX, "i_", inbox), (OUTBOX, "o_", reply)):
+        if wanted:
+            cols = [c for c in table.columns if c.key != "id"]
+            rows = select(*[bindparam(prefix + c.key, type_=c.type) for c in cols]
+                          ).select_from(touched)
+            stmt = stmt.add_cte(insert(table).from_select([c.key for c in cols], rows)
+                                .cte(f"{prefix}row"))
+    return stmt
+
+
+_REFUSALS = {(i, r): _refusal(i, r) for i in (False, True) for r in (False, True)}
 # On PostgreSQL these run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy).
 for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSERT_OUTBOX,
               _INSERT_DEADLINES, _DELETE_DEADLINES, _ROOMS, _ROOM_MEMBERS, _TOUCH, _WRITE,
-              _CARD, _FINISH):
+              _CARD, _FINISH, *_REFUSALS.values()):
     hot(_stmt)
 
 
@@ -222,8 +249,7 @@ def _batch(s: Any) -> AbstractContextManager[Any]:
 
 
 @contextmanager
-def _guarded(s: Any, stmt: Any, params: Mapping[str, Any], pipelined: bool = True
-             ) -> Iterator[None]:
+def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
     """The snapshot's `UPDATE … WHERE version = :old`, then the block's statements; _Conflict
     when the UPDATE matched no row (another writer committed since the load), and then
     nothing of the block stays (the transaction is rolled back).
@@ -231,11 +257,9 @@ def _guarded(s: Any, stmt: Any, params: Mapping[str, Any], pipelined: bool = Tru
     Elsewhere the row count is checked before the block runs. On PostgreSQL the UPDATE and the
     block's statements go in one pipeline (one round trip) and the row count is read after it:
     when a statement of the block failed on a key (the other writer's log rows, or its inbox
-    row of the same message) and the UPDATE matched no row, that is the same _Conflict.
-    `pipelined=False`: not for a couple of statements, where entering psycopg's pipeline mode
-    costs more CPU than the round trips it saves (docs/benchmarks.md, the third round)."""
+    row of the same message) and the UPDATE matched no row, that is the same _Conflict."""
     batch = getattr(s, "batch", None)
-    if batch is None or not pipelined:
+    if batch is None:
         if s.execute(stmt, params).rowcount != 1:
             raise _Conflict
         yield
@@ -766,17 +790,27 @@ class Service:
             # verdict must have been reached on the latest state.
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
-            # the inbox row and the reply: two statements, no pipeline (see _guarded)
-            with _guarded(s, _TOUCH, guard, pipelined=False):
-                if msg_id is not None:
-                    s.execute(_INSERT_INBOX, [{
-                        "game_id": gid, "msg_id": msg_id, "sender": sender,
-                        "received_at": now, "command": encode(cmd.model_dump()),
-                        "outcome": status, "version": old.version, "first_seq": None,
-                        "last_seq": None,
-                        "rejection": encode(rejection.model_dump()) if rejection else None}])
-                if rejection is not None:
-                    self._reply(s, old, cmd, rejection, msg_id, sender)
+            inbox = None if msg_id is None else {
+                "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
+                "command": encode(cmd.model_dump()), "outcome": status,
+                "version": old.version, "first_seq": None, "last_seq": None,
+                "rejection": encode(rejection.model_dump()) if rejection else None}
+            reply = None if rejection is None else self._reply(old, cmd, rejection, msg_id,
+                                                               sender)
+            if getattr(s, "batch", None) is not None:  # PostgreSQL: one statement (_refusal)
+                params = dict(guard)
+                for prefix, row in (("i_", inbox), ("o_", reply)):
+                    for k, v in (row or {}).items():
+                        params[prefix + k] = v
+                if s.execute(_REFUSALS[inbox is not None, reply is not None], params
+                             ).scalar() != 1:
+                    raise _Conflict
+            else:
+                with _guarded(s, _TOUCH, guard):
+                    if inbox is not None:
+                        s.execute(_INSERT_INBOX, [inbox])
+                    if reply is not None:
+                        s.execute(_INSERT_OUTBOX, [reply])
             return Outcome(gid, msg_id, status, old.version, (), rejection,
                            state=old.state), None
         new, events = result
@@ -885,8 +919,9 @@ class Service:
         if rows:
             s.execute(_INSERT_OUTBOX, rows)
 
-    def _reply(self, s: Connection, old: _Loaded, cmd: Command, rejection: Rejection,
-               msg_id: str | None, sender: str | None) -> None:
+    def _reply(self, old: _Loaded, cmd: Command, rejection: Rejection, msg_id: str | None,
+               sender: str | None) -> dict[str, Any]:
+        """The outbox row of the reply to a refused command."""
         seat = getattr(cmd, "seat", None)
         if sender is not None:
             target = f"contact:{sender}"
@@ -897,9 +932,8 @@ class Service:
         else:
             target = "judge"
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
-        s.execute(_INSERT_OUTBOX, [_direct_row(key, old.game_id, target,
-                                               render_rejection(rejection, old.ruleset),
-                                               address=sender)])
+        return _direct_row(key, old.game_id, target, render_rejection(rejection, old.ruleset),
+                           address=sender)
 
     def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
                         new: GameState) -> None:

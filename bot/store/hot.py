@@ -143,6 +143,17 @@ class HotConnection:
         self._cur: Any = self._info.get("hot_cursor")
         self._sink: Any = self._info.get("hot_sink")
         self._pipeline: Any = None
+        # Autocommit: a SELECT before the first write (the command's read) runs as its own
+        # statement, no BEGIN sent for it (one round trip less); so does a SELECT whose
+        # data-modifying CTEs are the whole write (bot/service.py `_refusal`: atomic by
+        # itself). Any other write first sends the BEGIN (in the pipeline, when one is open),
+        # and the transaction holds every later statement, committed or rolled back as a
+        # whole when the block ends (psycopg's commit and rollback act on what the server has
+        # open, and do nothing when nothing is). Under READ COMMITTED a read inside the
+        # transaction would see no other snapshot than the same read just before it.
+        if not self.raw.autocommit:
+            self.raw.autocommit = True  # idle when checked out; the hot pool's only
+        self._in_tx = False
 
     def _plan(self, stmt: Any, params: Any) -> _Plan | None:
         if _HOT.get(id(stmt)) is not stmt:
@@ -158,13 +169,31 @@ class HotConnection:
             found = self._plans[key] = plan(stmt, self.sa.dialect, keys)
             return found
 
+    def _begin(self) -> None:
+        """The transaction starts: BEGIN, queued in the pipeline if one is open."""
+        self._in_tx = True
+        try:
+            self._sink_cursor().execute("BEGIN")
+        except PsycopgError as exc:
+            self._failed(exc, "BEGIN", None)
+
+    def _sink_cursor(self) -> Any:
+        cur = self._sink
+        if cur is None:
+            cur = self._sink = self._info["hot_sink"] = self.raw.cursor()
+        return cur
+
     def execute(self, stmt: Any, params: Mapping[str, Any] | Sequence[Mapping[str, Any]]
                 | None = None) -> Any:
         p = self._plan(stmt, params)
         if p is None:
             if self._pipeline is not None:
                 self.sync()
+            if not self._in_tx and not isinstance(stmt, Select):
+                self._begin()
             return self.sa.execute(stmt, params)
+        if not self._in_tx and not p.select:
+            self._begin()
         many = isinstance(params, list)
         if many and len(params) == 1:  # type: ignore[arg-type]
             params, many = params[0], False  # type: ignore[index]  # one row: execute it
@@ -172,9 +201,7 @@ class HotConnection:
         try:
             if self._pipeline is not None:
                 if p.insert:  # one cursor for them all (its row count is not theirs: -1)
-                    cur = self._sink
-                    if cur is None:
-                        cur = self._sink = self._info["hot_sink"] = self.raw.cursor()
+                    cur = self._sink_cursor()
                     if many:
                         cur.executemany(p.sql, args)
                     else:

@@ -13,7 +13,7 @@ from storehelp import at, classic_game
 import bot.service as service_module
 from bot.service import Service
 from bot.store.hot import _HOT, HotConnection, plan
-from bot.store.models import InboxMessage, LogEntry
+from bot.store.models import InboxMessage, LogEntry, OutboxRow
 from engine.commands import Vote
 
 
@@ -33,9 +33,8 @@ def test_every_hot_statement_runs_on_the_driver_as_sqlalchemy_compiles_it(db_url
     svc = Service(db_url)
     try:
         dialect = svc.db.engine.dialect
-        hot = [getattr(service_module, n) for n in dir(service_module)
-               if id(getattr(service_module, n)) in _HOT]
-        assert len(hot) >= 15
+        hot = list(_HOT.values())  # the service's, the refusals' CTE statements too
+        assert len(hot) >= 19 and all(s in hot for s in service_module._REFUSALS.values())
         for stmt in hot:
             keys = None
             if stmt.is_insert:
@@ -94,3 +93,39 @@ def test_a_dead_connection_is_replaced_and_the_command_applied_once(db_url: str)
         assert svc.rebuild("g1").ok
     finally:
         svc.close()
+
+
+def test_a_refusal_decided_on_a_stale_state_writes_nothing_and_is_decided_again(
+        db_url: str) -> None:
+    # PostgreSQL writes a refusal as one statement (bot/service.py `_refusal`): when another
+    # writer committed since the read, its UPDATE matches no row and nothing is inserted;
+    # the command is read and decided again, on the new state (SQLite: separate statements)
+    a, b = Service(db_url), Service(db_url)
+    try:
+        classic_game(a)
+        a.advance("g1", at(1, 9))
+        v0 = a.state("g1").version
+        raced = []
+
+        def interfere() -> None:
+            if not raced:
+                raced.append(b.submit("g1", Vote(seat=2, target=5), now=at(1, 10), msg_id="b"))
+
+        a.before_write = interfere
+        out = a.submit("g1", Vote(seat=1, target=99), now=at(1, 10, 1), msg_id="a",
+                       sender="wx-g1-1")
+        assert raced[0].accepted and raced[0].version == v0 + 1
+        assert out.status == "rejected" and out.version == v0 + 1  # decided on B's state
+        with a.db.read() as s:
+            rows = list(s.scalars(select(InboxMessage).where(InboxMessage.msg_id == "a")))
+            assert [(r.outcome, r.version) for r in rows] == [("rejected", v0 + 1)]
+            replies = list(s.scalars(select(OutboxRow.dedupe_key).where(
+                OutboxRow.dedupe_key == "g1/reply/a")))
+            assert replies == ["g1/reply/a"]
+        again = a.submit("g1", Vote(seat=1, target=99), now=at(1, 10, 2), msg_id="a",
+                         sender="wx-g1-1")
+        assert again.duplicate and again.rejection == out.rejection
+        assert a.rebuild("g1").ok
+    finally:
+        a.close()
+        b.close()
