@@ -21,7 +21,6 @@ for all of them (their results, a row count, are there once it is synced: readin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,7 +33,6 @@ from sqlalchemy.sql import Insert, Select
 from sqlalchemy.sql.base import Executable
 
 _HOT: dict[int, Executable] = {}
-_NAMED = re.compile(r"%\((\w+)\)s")  # a pyformat placeholder (a literal % is %% there)
 
 
 def hot(stmt: Any) -> Any:
@@ -45,19 +43,10 @@ def hot(stmt: Any) -> Any:
 
 @dataclass(frozen=True)
 class _Plan:
-    sql: str  # with positional placeholders: psycopg takes a sequence faster than a dict
-    names: tuple[str, ...]  # the parameter of each placeholder, in order
+    sql: str
     procs: tuple[tuple[str, Any], ...]  # (bind name, SQLAlchemy's bind processor)
     select: bool
     insert: bool
-
-    def args(self, params: Mapping[str, Any]) -> list[Any]:
-        if not self.procs:
-            return [params[n] for n in self.names]
-        row = dict(params)
-        for name, proc in self.procs:
-            row[name] = proc(row[name])
-        return [row[n] for n in self.names]
 
 
 def plan(stmt: Executable, dialect: Any, keys: tuple[str, ...] | None) -> _Plan | None:
@@ -83,9 +72,8 @@ def plan(stmt: Executable, dialect: Any, keys: tuple[str, ...] | None) -> _Plan 
         proc = bp.type._cached_bind_processor(dialect)
         if proc is not None:
             procs.append((compiled.bind_names[bp], proc))
-    sql = compiled.string
-    return _Plan(_NAMED.sub("%s", sql), tuple(_NAMED.findall(sql)), tuple(procs),
-                 isinstance(stmt, Select), isinstance(stmt, Insert))
+    return _Plan(compiled.string, tuple(procs), isinstance(stmt, Select),
+                 isinstance(stmt, Insert))
 
 
 class _Result:
@@ -197,7 +185,13 @@ class HotConnection:
         many = isinstance(params, list)
         if many and len(params) == 1:  # type: ignore[arg-type]
             params, many = params[0], False  # type: ignore[index]  # one row: execute it
-        args: Any = [p.args(r) for r in params] if many else p.args(params or {})  # type: ignore[union-attr]
+        args: Any = params or {}
+        if p.procs:
+            rows = [dict(r) for r in args] if many else [dict(args)]
+            for row in rows:
+                for name, proc in p.procs:
+                    row[name] = proc(row[name])
+            args = rows if many else rows[0]
         try:
             if self._pipeline is not None:
                 if p.insert:  # one cursor for them all (its row count is not theirs: -1)
