@@ -26,8 +26,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from psycopg import Error as PsycopgError
-from psycopg.rows import namedtuple_row
 from sqlalchemy import Connection
 from sqlalchemy.sql import Insert, Select
 from sqlalchemy.sql.base import Executable
@@ -120,6 +118,13 @@ class HotConnection:
     """One transaction's connection for the hot path (see the module's docstring)."""
 
     def __init__(self, conn: Connection, plans: dict[tuple[int, Any], _Plan | None]) -> None:
+        # psycopg is imported here, not with the module: bot/service.py imports this module,
+        # and a SQLite deployment need not import the driver (some 50 ms of its start-up)
+        from psycopg import Error
+        from psycopg.rows import namedtuple_row
+
+        self._error = Error
+        self._row_factory = namedtuple_row
         self.sa = conn
         self.raw = conn.connection.driver_connection
         self._plans = plans
@@ -162,7 +167,7 @@ class HotConnection:
         self._in_tx = True
         try:
             self._sink_cursor().execute("BEGIN")
-        except PsycopgError as exc:
+        except self._error as exc:
             self._failed(exc, "BEGIN", None)
 
     def _sink_cursor(self) -> Any:
@@ -201,7 +206,7 @@ class HotConnection:
                     else:
                         cur.execute(p.sql, args)
                     return _Result(cur, [])
-                cur = self.raw.cursor(row_factory=namedtuple_row)
+                cur = self.raw.cursor(row_factory=self._row_factory)
                 if many:
                     cur.executemany(p.sql, args)
                 else:
@@ -210,13 +215,13 @@ class HotConnection:
             cur = self._cur
             if cur is None:
                 cur = self._cur = self._info["hot_cursor"] = self.raw.cursor(
-                    row_factory=namedtuple_row)
+                    row_factory=self._row_factory)
             if many:
                 cur.executemany(p.sql, args)
                 return _Result(cur, [])
             cur.execute(p.sql, args)
             return _Result(cur, cur.fetchall() if p.select else [])
-        except PsycopgError as exc:
+        except self._error as exc:
             self._failed(exc, p.sql, args)
             raise  # not reached: _failed raises SQLAlchemy's exception
 
@@ -236,7 +241,7 @@ class HotConnection:
         if self._pipeline is not None:
             try:
                 self._pipeline.sync()
-            except PsycopgError as exc:
+            except self._error as exc:
                 self._failed(exc, None, None)
 
     @contextmanager
@@ -253,7 +258,7 @@ class HotConnection:
                     yield self
                 finally:
                     self._pipeline = None
-        except PsycopgError as exc:
+        except self._error as exc:
             self._failed(exc, None, None)
 
     def close(self) -> None:
