@@ -205,7 +205,9 @@ class Database:
     @contextmanager
     def write_hot(self) -> Iterator[Any]:
         """Like `write_core`; on PostgreSQL the connection is a `bot.store.hot.HotConnection`
-        (the hot path's statements sent on the driver, `batch()` for a pipeline)."""
+        (the hot path's statements sent on the driver, `batch()` for a pipeline; reads before
+        the first write outside the transaction, which that write opens), from the hot path's
+        own pool (no pre-ping)."""
         if self._hot is None:
             with self._writer.connect() as conn, conn.begin():
                 yield conn

@@ -17,6 +17,11 @@ is invalidated as SQLAlchemy would.
 
 `batch()`: the statements executed in it are sent in one psycopg pipeline, one round trip
 for all of them (their results, a row count, are there once it is synced: reading one syncs).
+
+The connection is in autocommit until the first write (see `HotConnection.__init__`): the
+command's read is a statement of its own, with no BEGIN, and so is a write made of one
+statement that is atomic by itself (a SELECT whose data-modifying CTEs are the whole write);
+any other write opens the transaction, which the block's end commits (or rolls back).
 """
 
 from __future__ import annotations
@@ -115,7 +120,7 @@ class _Result:
 
 
 class HotConnection:
-    """One transaction's connection for the hot path (see the module's docstring)."""
+    """One command's connection for the hot path (see the module's docstring)."""
 
     def __init__(self, conn: Connection, plans: dict[tuple[int, Any], _Plan | None]) -> None:
         # psycopg is imported here, not with the module: bot/service.py imports this module,
