@@ -33,7 +33,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.gametime import DEFAULT_TIME_ZONE, zone
-from bot.render import render_event, render_rejection
+from bot.render import messages_for, render_event, render_rejection
 from bot.store.codec import decode, encode
 from bot.store.db import Database
 from bot.store.hot import hot
@@ -911,10 +911,8 @@ class Service:
                 # stays in the room until the day post: then its members get DMs instead).
                 add(seq, "group", f"group:{aud.group}", text)
             else:  # private, or a group that has no room (yet): one DM per member
-                # what `messages_for(ev, n)` gives every seat n of the audience: the event's
-                # text, rendered once above (it depends on the event and the ruleset only)
                 for n in aud.seats:
-                    add(seq, "dm", f"seat:{n}", text)
+                    add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset) or "")
         # The judge reads everything: one digest per command (or per game creation).
         title = f"【{gid} v{version}】" + (describe_command(cmd) if cmd else "开局")
         add(head if cmd else 0, "judge", "judge", "\n".join([title, *digest]))
