@@ -237,8 +237,10 @@ _REFUSALS = {(i, r): _refusal(i, r) for i in (False, True) for r in (False, True
 # On PostgreSQL these run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy).
 for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSERT_OUTBOX,
               _INSERT_DEADLINES, _DELETE_DEADLINES, _ROOMS, _ROOM_MEMBERS, _TOUCH, _WRITE,
-              _CARD, _FINISH, *_REFUSALS.values()):
+              _CARD, _FINISH):
     hot(_stmt)
+for _stmt in _REFUSALS.values():
+    hot(_stmt, atomic_write=True)
 
 
 def _batch(s: Any) -> AbstractContextManager[Any]:
@@ -681,8 +683,10 @@ class Service:
         reconnects = 0
         for _ in range(MAX_TRIES):
             sent = False  # whether the COMMIT may have gone out (then it is never tried again)
+            hot_conn: Any = None
             try:
                 with self.db.write_hot() if one else self.db.read_core() as conn:
+                    hot_conn = conn
                     got = self._probe(conn, game_id, cmd, msg_id, sender)
                     if isinstance(got, Outcome):
                         return got
@@ -726,6 +730,9 @@ class Service:
                 # (the server restarted, an idle connection was cut) fails a statement, and
                 # SQLAlchemy invalidates it. Nothing was committed unless the COMMIT went out:
                 # before that, the command is tried again from its read, on a new connection.
+                # A refusal's one statement commits by itself (`_refusal`): once it was sent,
+                # the same as a COMMIT sent.
+                sent = sent or getattr(hot_conn, "may_have_committed", False)
                 if not (one and exc.connection_invalidated and not sent
                         and reconnects < MAX_RECONNECTS):
                     raise

@@ -38,9 +38,16 @@ from sqlalchemy.sql.base import Executable
 _HOT: dict[int, Executable] = {}
 
 
-def hot(stmt: Any) -> Any:
-    """Mark a statement (one built once, at import) as the hot path's: run on the driver."""
+_ATOMIC: set[int] = set()
+
+
+def hot(stmt: Any, *, atomic_write: bool = False) -> Any:
+    """Mark a statement (one built once, at import) as the hot path's: run on the driver.
+    `atomic_write`: a SELECT that writes (data-modifying CTEs), the whole of a write: run
+    outside a transaction it commits by itself (`HotConnection.may_have_committed`)."""
     _HOT[id(stmt)] = stmt
+    if atomic_write:
+        _ATOMIC.add(id(stmt))
     return stmt
 
 
@@ -152,6 +159,10 @@ class HotConnection:
         if not self.raw.autocommit:
             self.raw.autocommit = True  # idle when checked out; the hot pool's only
         self._in_tx = False
+        # Set once a statement that commits by itself was sent (an `atomic_write` outside a
+        # transaction): from then on, like after a COMMIT sent, a lost connection leaves it
+        # unknown whether the write was made, so the command must not be tried again.
+        self.may_have_committed = False
 
     def _plan(self, stmt: Any, params: Any) -> _Plan | None:
         if _HOT.get(id(stmt)) is not stmt:
@@ -190,8 +201,11 @@ class HotConnection:
             if not self._in_tx and not isinstance(stmt, Select):
                 self._begin()
             return self.sa.execute(stmt, params)
-        if not self._in_tx and not p.select:
-            self._begin()
+        if not self._in_tx:
+            if not p.select:
+                self._begin()
+            elif id(stmt) in _ATOMIC:
+                self.may_have_committed = True
         many = isinstance(params, list)
         if many and len(params) == 1:  # type: ignore[arg-type]
             params, many = params[0], False  # type: ignore[index]  # one row: execute it

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import func, select, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from storehelp import at, classic_game
 
 import bot.service as service_module
@@ -121,3 +121,33 @@ def test_a_refusal_decided_on_a_stale_state_writes_nothing_and_is_decided_again(
     finally:
         a.close()
         b.close()
+
+
+def test_a_refusal_whose_connection_is_lost_after_it_was_sent_is_not_tried_again(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the refusal's one statement commits by itself: a connection lost after sending it
+    # leaves it unknown whether it was written, as after a COMMIT sent; the command is not
+    # tried again (a retry of one without a message id would write its reply twice)
+    _pg(db_url)
+    svc = Service(db_url)
+    try:
+        classic_game(svc)
+        svc.advance("g1", at(1, 9))
+        real = HotConnection.execute
+
+        def lost(self: HotConnection, stmt: object, params: object = None) -> object:
+            out = real(self, stmt, params)
+            if stmt in service_module._REFUSALS.values():
+                raise OperationalError("refusal", {}, Exception("connection lost"),
+                                       connection_invalidated=True)
+            return out
+
+        monkeypatch.setattr(HotConnection, "execute", lost)
+        with pytest.raises(OperationalError):
+            svc.submit("g1", Vote(seat=1, target=99), now=at(1, 10), sender="wx-g1-1")
+        monkeypatch.undo()
+        with svc.db.read() as s:  # written once, and once only
+            assert s.scalar(select(func.count()).select_from(OutboxRow).where(
+                OutboxRow.dedupe_key.like("g1/reply/%"))) == 1
+    finally:
+        svc.close()
