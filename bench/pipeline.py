@@ -3,6 +3,7 @@
     python bench/pipeline.py                         # SQLite and PostgreSQL, 3 runs each
     python bench/pipeline.py --backends sqlite --games 100 --commands 1500 --runs 5
     python bench/pipeline.py --profile               # and a cProfile of one SQLite run
+    python bench/pipeline.py --backends postgresql --profile postgresql   # of PostgreSQL
 
 `--games` random classic games (tests/store/randomgames.py, played in memory first, so the
 driver costs nothing here) are created in a fresh database, every seat bound to a contact and a
@@ -225,14 +226,20 @@ def run_backend(name: str, url: str, args: argparse.Namespace) -> dict[str, floa
             cpu.append((time.process_time() - c0) * 1000 / len(times))
             p50.append(pct(times, 50) * 1000)
             p99.append(pct(times, 99) * 1000)
-        if args.profile and name == "sqlite":
+        if args.profile == name:
             batch = stream.take(args.commands)
-            prof = cProfile.Profile()
+            # --profile-cpu: this process's CPU time per function (waiting for the server
+            # then counts nothing), else the wall clock
+            prof = cProfile.Profile(time.process_time) if args.profile_cpu else cProfile.Profile()
             prof.enable()
             pipeline(service, batch)
             prof.disable()
+            if args.profile_dump:
+                prof.dump_stats(args.profile_dump)
             buf = io.StringIO()
-            pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(45)
+            stats = pstats.Stats(prof, stream=buf)
+            stats.sort_stats("cumulative").print_stats(args.profile_lines)
+            stats.sort_stats("tottime").print_stats(args.profile_lines)
             print(buf.getvalue())
     finally:
         service.close()
@@ -250,7 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commands", type=int, default=1000, help="commands per run")
     ap.add_argument("--baseline", type=int, default=1000, help="bare transactions per run")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--profile", action="store_true", help="cProfile one more SQLite run")
+    ap.add_argument("--profile", nargs="?", const="sqlite", default=None,
+                    choices=["sqlite", "postgresql"],
+                    help="cProfile one more run of that backend (default: sqlite)")
+    ap.add_argument("--profile-cpu", action="store_true",
+                    help="the profile counts this process's CPU time, not the wall clock")
+    ap.add_argument("--profile-dump", help="also write the profile's pstats to this file")
+    ap.add_argument("--profile-lines", type=int, default=45, help="rows of each profile")
     args = ap.parse_args(argv)
     logging.disable(logging.WARNING)  # the random streams' refused commands are expected
     header("pipeline: commands through bot/service.py vs bare insert+commit")

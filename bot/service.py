@@ -21,20 +21,22 @@ import secrets
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any, Literal, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.gametime import DEFAULT_TIME_ZONE, zone
 from bot.render import messages_for, render_event, render_rejection
 from bot.store.codec import decode, encode
 from bot.store.db import Database
+from bot.store.hot import hot
 from bot.store.models import (
     Card,
     DeadlineRow,
@@ -55,6 +57,7 @@ from engine.model import Deadline, GameState
 COMMAND = TypeAdapter(Command)
 log = logging.getLogger(__name__)
 MAX_TRIES = 100  # optimistic retries of one command before giving up
+MAX_RECONNECTS = 3  # new connections for one command whose connection was found dead
 
 Status = Literal["accepted", "rejected", "noop"]
 
@@ -201,6 +204,81 @@ _CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
                              CARDS.c.seat == bindparam("b_seat"))
          .values(yellow=bindparam("b_yellow", type_=CARDS.c.yellow.type),
                  red=bindparam("b_red", type_=CARDS.c.red.type)))
+_FINISH = (update(GAMES).where(GAMES.c.id == bindparam("gid"))
+           .values(status=bindparam("b_status", type_=GAMES.c.status.type),
+                   winner=bindparam("b_winner", type_=GAMES.c.winner.type)))
+
+
+def _refusal(inbox: bool, reply: bool) -> Any:
+    """PostgreSQL: a refused (or no-op) command's whole write as one statement: the `_TOUCH`
+    of the snapshot row (`UPDATE … WHERE version = :old`), and, from its one row, the inbox
+    row (`i_` parameters) and the reply's outbox row (`o_` ones), by data-modifying CTEs; it
+    returns how many snapshot rows the UPDATE matched. A statement is atomic by itself: when
+    the version moved on nothing is inserted (0: the caller's _Conflict), when a key is
+    taken nothing is written (an IntegrityError, as from the separate statements). The same
+    rows as `_TOUCH`, `_INSERT_INBOX` and `_INSERT_OUTBOX`; one round trip instead of three,
+    and no transaction of its own to begin and commit (bot/store/hot.py)."""
+    touched = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
+                                       SNAPSHOTS.c.version == bindparam("old"))
+               .values(version=SNAPSHOTS.c.version).returning(SNAPSHOTS.c.game_id)
+               .cte("touched"))
+    stmt = select(func.count()).select_from(touched)
+    for table, prefix, wanted in ((INBOX, "i_", inbox), (OUTBOX, "o_", reply)):
+        if wanted:
+            cols = [c for c in table.columns if c.key != "id"]
+            rows = select(*[bindparam(prefix + c.key, type_=c.type) for c in cols]
+                          ).select_from(touched)
+            stmt = stmt.add_cte(insert(table).from_select([c.key for c in cols], rows)
+                                .cte(f"{prefix}row"))
+    return stmt
+
+
+_REFUSALS = {(i, r): _refusal(i, r) for i in (False, True) for r in (False, True)}
+# On PostgreSQL these run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy).
+for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSERT_OUTBOX,
+              _INSERT_DEADLINES, _DELETE_DEADLINES, _ROOMS, _ROOM_MEMBERS, _TOUCH, _WRITE,
+              _CARD, _FINISH):
+    hot(_stmt)
+for _stmt in _REFUSALS.values():
+    hot(_stmt, atomic_write=True)
+
+
+def _batch(s: Any) -> AbstractContextManager[Any]:
+    """The statements of the block in one round trip where the connection can (PostgreSQL's
+    `HotConnection.batch`, a psycopg pipeline); as they come elsewhere."""
+    batch = getattr(s, "batch", None)
+    return batch() if batch is not None else nullcontext()
+
+
+@contextmanager
+def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
+    """The snapshot's `UPDATE … WHERE version = :old`, then the block's statements; _Conflict
+    when the UPDATE matched no row (another writer committed since the load), and then
+    nothing of the block stays (the transaction is rolled back).
+
+    Elsewhere the row count is checked before the block runs. On PostgreSQL the UPDATE and the
+    block's statements go in one pipeline (one round trip) and the row count is read after it:
+    when a statement of the block failed on a key (the other writer's log rows, or its inbox
+    row of the same message) and the UPDATE matched no row, that is the same _Conflict."""
+    batch = getattr(s, "batch", None)
+    if batch is None:
+        if s.execute(stmt, params).rowcount != 1:
+            raise _Conflict
+        yield
+        return
+    written: Any = None
+    try:
+        with batch():
+            written = s.execute(stmt, params)
+            yield
+    except IntegrityError:
+        if written is not None and written.rowcount == 0:
+            raise _Conflict from None
+        raise
+    if written.rowcount != 1:
+        raise _Conflict
+
+
 @dataclass(frozen=True)
 class _InboxRow:
     """The inbox row of a message id, as `_previous` reads it."""
@@ -602,9 +680,13 @@ class Service:
         # at BEGIN (holding that lock across the engine would make any other writer wait,
         # and a writer that waits on this one inside `before_write` would never get in).
         one = not self.db.sqlite
+        reconnects = 0
         for _ in range(MAX_TRIES):
+            sent = False  # whether the COMMIT may have gone out (then it is never tried again)
+            hot_conn: Any = None
             try:
-                with self.db.write_core() if one else self.db.read_core() as conn:
+                with self.db.write_hot() if one else self.db.read_core() as conn:
+                    hot_conn = conn
                     got = self._probe(conn, game_id, cmd, msg_id, sender)
                     if isinstance(got, Outcome):
                         return got
@@ -625,6 +707,7 @@ class Service:
                             self.before_write()
                         out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
                                                   sender)
+                        sent = True  # the block ends: the COMMIT
                 if not one:
                     if self.before_write is not None:
                         self.before_write()
@@ -642,6 +725,20 @@ class Service:
                 if msg_id is None or exc is clash:
                     raise
                 clash = exc  # the same message committed meanwhile? the reload tells
+            except DBAPIError as exc:
+                # PostgreSQL's hot path pings no connection it checks out: one found dead
+                # (the server restarted, an idle connection was cut) fails a statement, and
+                # SQLAlchemy invalidates it. Nothing was committed unless the COMMIT went out:
+                # before that, the command is tried again from its read, on a new connection.
+                # A refusal's one statement commits by itself (`_refusal`): once it was sent,
+                # the same as a COMMIT sent.
+                sent = sent or getattr(hot_conn, "may_have_committed", False)
+                if not (one and exc.connection_invalidated and not sent
+                        and reconnects < MAX_RECONNECTS):
+                    raise
+                reconnects += 1
+                log.warning("%s: connection lost before the commit, trying again: %s",
+                            game_id, exc.orig)
         raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
 
     def is_judge(self, game_id: str, contact: str, s: Session | Connection | None = None
@@ -698,18 +795,29 @@ class Service:
         if isinstance(result, Rejection) or result[0].version == old.version:
             # Nothing changes, but take the row (and check the version) all the same: the
             # verdict must have been reached on the latest state.
-            if s.execute(_TOUCH, guard).rowcount != 1:
-                raise _Conflict
             rejection = result if isinstance(result, Rejection) else None
             status: Status = "rejected" if rejection else "noop"
-            if msg_id is not None:
-                s.execute(_INSERT_INBOX, [{
-                    "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
-                    "command": encode(cmd.model_dump()), "outcome": status,
-                    "version": old.version, "first_seq": None, "last_seq": None,
-                    "rejection": encode(rejection.model_dump()) if rejection else None}])
-            if rejection is not None:
-                self._reply(s, old, cmd, rejection, msg_id, sender)
+            inbox = None if msg_id is None else {
+                "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
+                "command": encode(cmd.model_dump()), "outcome": status,
+                "version": old.version, "first_seq": None, "last_seq": None,
+                "rejection": encode(rejection.model_dump()) if rejection else None}
+            reply = None if rejection is None else self._reply(old, cmd, rejection, msg_id,
+                                                               sender)
+            if getattr(s, "batch", None) is not None:  # PostgreSQL: one statement (_refusal)
+                params = dict(guard)
+                for prefix, row in (("i_", inbox), ("o_", reply)):
+                    for k, v in (row or {}).items():
+                        params[prefix + k] = v
+                if s.execute(_REFUSALS[inbox is not None, reply is not None], params
+                             ).scalar() != 1:
+                    raise _Conflict
+            else:
+                with _guarded(s, _TOUCH, guard):
+                    if inbox is not None:
+                        s.execute(_INSERT_INBOX, [inbox])
+                    if reply is not None:
+                        s.execute(_INSERT_OUTBOX, [reply])
             return Outcome(gid, msg_id, status, old.version, (), rejection,
                            state=old.state), None
         new, events = result
@@ -717,24 +825,26 @@ class Service:
         last = old.last_seq + 1 + len(events)
         stamp = utcnow()
         clock = max(old.clock, now)
-        if s.execute(_WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
-                              "b_clock": clock, "b_state": encode(new.model_dump()),
-                              "b_updated_at": stamp}).rowcount != 1:
-            raise _Conflict
         body = encode(cmd.model_dump())  # once: the inbox row and the command's log row
-        if msg_id is not None:  # a duplicate message id fails here, before the bulk inserts
-            s.execute(_INSERT_INBOX, [{
-                "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
-                "command": body, "outcome": "accepted", "version": new.version,
-                "first_seq": first, "last_seq": last, "rejection": None}])
-        self._append(s, gid, new, new.version, events, cmd, now, msg_id,
-                     seq0=old.last_seq, phase=old.state.phase, body=body,
-                     judge_contact=old.judge_contact)
-        self._sync_deadlines(s, gid, old.state, new)
-        self._sync_cards(s, gid, old.state, new)
-        if new.over:  # won, or ended by the judge (the seed is out either way), or halted
-            s.execute(update(GAMES).where(GAMES.c.id == gid).values(
-                status="halted" if new.halted else "over", winner=new.winner))
+        # PostgreSQL: the snapshot's UPDATE and the rows below in one round trip (a psycopg
+        # pipeline; the first error, a duplicate message id on the inbox row, fails it and
+        # the transaction as before)
+        with _guarded(s, _WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
+                                  "b_clock": clock, "b_state": encode(new.model_dump()),
+                                  "b_updated_at": stamp}):
+            if msg_id is not None:  # a duplicate message id fails here, before the bulk rows
+                s.execute(_INSERT_INBOX, [{
+                    "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
+                    "command": body, "outcome": "accepted", "version": new.version,
+                    "first_seq": first, "last_seq": last, "rejection": None}])
+            self._append(s, gid, new, new.version, events, cmd, now, msg_id,
+                         seq0=old.last_seq, phase=old.state.phase, body=body,
+                         judge_contact=old.judge_contact)
+            self._sync_deadlines(s, gid, old.state, new)
+            self._sync_cards(s, gid, old.state, new)
+            if new.over:  # won, or ended by the judge (the seed is out either way), or halted
+                s.execute(_FINISH, {"gid": gid, "b_status": "halted" if new.halted else "over",
+                                    "b_winner": new.winner})
         after = _Loaded(gid, old.ruleset, new, new.version, last, clock, stamp,
                         old.judge_contact)
         return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new), after
@@ -771,9 +881,12 @@ class Service:
         rooms: dict[str, str] = {}
         room_seats: dict[str, set[int]] = {}
         if any(ev.audience.group or ev.audience.public for ev in events):
-            rooms = {name: room_id for name, room_id in s.execute(
-                _ROOMS, {"gid": gid})}
-            room_seats = _room_seats(s, gid, self.judges, judge_contact)
+            # both sent before either is read (in a PostgreSQL pipeline: one round trip)
+            found = s.execute(_ROOMS, {"gid": gid})
+            members = None if isinstance(judge_contact, _Unread) else s.execute(
+                _ROOM_MEMBERS, {"gid": gid})
+            rooms = {name: room_id for name, room_id in found}
+            room_seats = _room_seats(s, gid, self.judges, judge_contact, members)
         created = utcnow()
         rows: list[dict[str, Any]] = []
 
@@ -813,8 +926,9 @@ class Service:
         if rows:
             s.execute(_INSERT_OUTBOX, rows)
 
-    def _reply(self, s: Connection, old: _Loaded, cmd: Command, rejection: Rejection,
-               msg_id: str | None, sender: str | None) -> None:
+    def _reply(self, old: _Loaded, cmd: Command, rejection: Rejection, msg_id: str | None,
+               sender: str | None) -> dict[str, Any]:
+        """The outbox row of the reply to a refused command."""
         seat = getattr(cmd, "seat", None)
         if sender is not None:
             target = f"contact:{sender}"
@@ -825,10 +939,8 @@ class Service:
         else:
             target = "judge"
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
-        row = _direct_message(key, old.game_id, target, render_rejection(rejection, old.ruleset),
-                              address=sender)
-        s.execute(_INSERT_OUTBOX, [{c.key: getattr(row, c.key) for c in OUTBOX.columns
-                                    if c.key != "id"}])
+        return _direct_row(key, old.game_id, target, render_rejection(rejection, old.ruleset),
+                           address=sender)
 
     def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
                         new: GameState) -> None:
@@ -960,14 +1072,18 @@ class Service:
 
 
 def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str],
-                game_judge: str | None | _Unread = UNREAD) -> dict[str, set[int]]:
+                game_judge: str | None | _Unread = UNREAD, members: Any = None
+                ) -> dict[str, set[int]]:
     """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
     who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
-    then gets no post until it is put right."""
+    then gets no post until it is put right. `members`: the `_ROOM_MEMBERS` result, when
+    executed already."""
     if isinstance(game_judge, _Unread):  # not read with the snapshot: read it now
         game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
     out: dict[str, set[int]] = {}
-    for room, contact, seat in s.execute(_ROOM_MEMBERS, {"gid": gid}):
+    if members is None:
+        members = s.execute(_ROOM_MEMBERS, {"gid": gid})
+    for room, contact, seat in members:
         seats = out.setdefault(room, set())
         if seat is not None:
             seats.add(seat)
@@ -981,14 +1097,21 @@ def _scheduled(state: GameState) -> list[Deadline]:
     return [] if state.paused_at is not None else state.deadlines
 
 
+def _direct_row(key: str, game_id: str, target: str, text: str,
+                address: str | None = None) -> dict[str, Any]:
+    """An outbox row that renders no log row (a reply to a message, or a note to the judge):
+    its columns but the id."""
+    created = utcnow()
+    return {"dedupe_key": key, "game_id": game_id, "seq": None,
+            "channel": "judge" if target == "judge" else "dm", "target": target,
+            "address": address, "text": text, "created_at": created, "attempts": 0,
+            "next_attempt_at": created, "sent_at": None, "last_error": None}
+
+
 def _direct_message(key: str, game_id: str, target: str, text: str,
                     address: str | None = None) -> OutboxRow:
-    """An outbox row that renders no log row: a reply to a message, or a note to the judge."""
-    created = utcnow()
-    return OutboxRow(dedupe_key=key, game_id=game_id, seq=None,
-                     channel="judge" if target == "judge" else "dm", target=target,
-                     address=address, text=text, created_at=created, attempts=0,
-                     next_attempt_at=created)
+    """`_direct_row` as an ORM object."""
+    return OutboxRow(**_direct_row(key, game_id, target, text, address))
 
 
 # wording -------------------------------------------------------------------------------------

@@ -17,21 +17,30 @@ _TAGS = ("$map", "$tuple", "$dt", "$date", "$time")
 
 
 _PLAIN = frozenset({type(None), bool, int, float, str})
+# Key tuples seen to be all str and none tagged: such a dict is a plain JSON object (only a str
+# equals a str, so a tuple equal to one of these is all str keys too).
+_PLAIN_KEYS: set[tuple[str, ...]] = set()
 
 
 def encode(value: Any) -> Any:
     # The hot path of every commit (the whole state): the exact built-in types first, by a
     # type lookup; anything else (a subclass: a str enum, a datetime) takes the full chain.
+    # A plain leaf is taken as it is without a call for it (most of a state is leaves), and
+    # a dict's keys are checked once per set of keys (a model's dump has the same ones).
     t = type(value)
     if t in _PLAIN:
         return value
     if t is dict:
-        for k in value:
-            if not isinstance(k, str) or k.startswith("$"):
-                return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
-        return {k: encode(v) for k, v in value.items()}
+        keys = tuple(value)
+        if keys not in _PLAIN_KEYS:
+            for k in keys:
+                if not isinstance(k, str) or k.startswith("$"):
+                    return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
+            if len(_PLAIN_KEYS) < 4096:
+                _PLAIN_KEYS.add(keys)
+        return {k: v if type(v) in _PLAIN else encode(v) for k, v in value.items()}
     if t is list:
-        return [encode(v) for v in value]
+        return [v if type(v) in _PLAIN else encode(v) for v in value]
     return _encode_other(value)
 
 

@@ -41,14 +41,16 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def make_engine(url: str | None = None) -> Engine:
+def make_engine(url: str | None = None, *, pre_ping: bool = True) -> Engine:
+    """`pre_ping`: PostgreSQL, each connection checked out is pinged first (a round trip);
+    the hot path's engine goes without (`Database.write_hot`)."""
     url = database_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, json_serializer=_dumps,
                                connect_args={"timeout": 60, "check_same_thread": False})
         _sqlite_setup(engine)
         return engine
-    return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
+    return create_engine(url, json_serializer=_dumps, pool_pre_ping=pre_ping)
 
 
 def _sqlite_setup(engine: Engine) -> None:
@@ -163,11 +165,16 @@ class Database:
         self.engine = make_engine(url)
         self.sqlite = self.engine.dialect.name == "sqlite"
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._plans: dict[Any, Any] = {}  # bot.store.hot: the hot statements, compiled
+        # PostgreSQL: the hot path's own pool, without the pre-ping round trip on every
+        # checkout; a dead connection fails its statement instead, SQLAlchemy invalidates it,
+        # and the caller tries again on a new one (Service.submit, before any COMMIT is sent).
+        self._hot = None if self.sqlite else make_engine(url, pre_ping=False)
         if check:
             try:
                 check_schema(self.engine)
             except BaseException:
-                self.engine.dispose()
+                self.dispose()
                 raise
 
     @contextmanager
@@ -195,5 +202,26 @@ class Database:
         with self._writer.connect() as conn, conn.begin():
             yield conn
 
+    @contextmanager
+    def write_hot(self) -> Iterator[Any]:
+        """Like `write_core`; on PostgreSQL the connection is a `bot.store.hot.HotConnection`
+        (the hot path's statements sent on the driver, `batch()` for a pipeline; reads before
+        the first write outside the transaction, which that write opens), from the hot path's
+        own pool (no pre-ping)."""
+        if self._hot is None:
+            with self._writer.connect() as conn, conn.begin():
+                yield conn
+            return
+        from bot.store.hot import HotConnection
+
+        with self._hot.connect() as conn, conn.begin():
+            hot = HotConnection(conn, self._plans)
+            try:
+                yield hot
+            finally:
+                hot.close()
+
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._hot is not None:
+            self._hot.dispose()

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from sqlalchemy import func, select
-from storehelp import at, classic_game
+from storehelp import at, classic_game, random_games
 
 from bot.service import Service, state_of
 from bot.store.codec import decode, encode
@@ -244,6 +244,52 @@ def test_codec_is_exact() -> None:
     assert type(decode(encode(value))["pair"]) is tuple
     with pytest.raises(TypeError):
         encode({1, 2})
+
+
+def _reference_encode(value: object) -> object:
+    """codec.encode as it was written first (before its fast paths and its key cache)."""
+    from datetime import date, datetime, time
+
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime):
+        return {"$dt": value.isoformat()}
+    if isinstance(value, date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, time):
+        return {"$time": value.isoformat()}
+    if isinstance(value, list):
+        return [_reference_encode(v) for v in value]
+    if isinstance(value, tuple):
+        return {"$tuple": [_reference_encode(v) for v in value]}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in value):
+            return {k: _reference_encode(v) for k, v in value.items()}
+        return {"$map": [[_reference_encode(k), _reference_encode(v)]
+                         for k, v in value.items()]}
+    raise TypeError(value)
+
+
+def test_codec_key_cache_never_changes_an_encoding() -> None:
+    # the same key sets again (cached), then keys that look like them but are not plain
+    values = [{"a": 1, "b": {"c": [1, (2, 3)]}}, {"a": 2, "b": {"c": []}}, {"$a": 1, "b": 2},
+              {1: "x", 2: "y"}, {"a": {1: 2}}, {"b": 1, "a": 2}, {(1, 2): "t"}, {"a": 3}, {}]
+    for _ in range(2):
+        for v in values:
+            assert repr(encode(v)) == repr(_reference_encode(v))
+    from engine import new_game
+
+    for game in random_games(3, "codec"):  # every state, event and command of real games
+        state, events = new_game(**game.args)
+        dumps = [state.model_dump(), *(e.model_dump() for e in events)]
+        for step in game.steps:
+            dumps.append(step.command.model_dump())
+            out = handle(state, step.command, step.now)
+            if not isinstance(out, Rejection):
+                state, events = out
+                dumps += [state.model_dump(), *(e.model_dump() for e in events)]
+        for v in dumps:
+            assert repr(encode(v)) == repr(_reference_encode(v))
 
 
 def test_deadlines_passed_while_down_fire_once_in_order(db_url: str) -> None:
