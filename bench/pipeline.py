@@ -18,7 +18,9 @@ transactions of one single-row INSERT and a COMMIT. Runs alternate baseline and 
 medians are reported; the ratio is pipeline commands/s over baseline transactions/s.
 
 PostgreSQL is a throwaway server on loopback (tests/store/pgserver.py, fsync off as in the
-tests), skipped when no initdb/pg_ctl is found. Never put a timed assertion in a test; this
+tests; `--durable`: the server's defaults, every COMMIT flushed to disk, as in production),
+skipped when no initdb/pg_ctl is found. SQLite runs as the bot runs it (WAL, its default
+synchronous=FULL) either way. Never put a timed assertion in a test; this
 script reports, it does not judge.
 """
 
@@ -81,7 +83,7 @@ def header(title: str) -> None:
 
 # databases -----------------------------------------------------------------------------------
 @contextlib.contextmanager
-def databases(backends: list[str]) -> Iterator[dict[str, Any]]:
+def databases(backends: list[str], durable: bool = False) -> Iterator[dict[str, Any]]:
     """Yields a factory per backend: each call makes a fresh, migrated database URL."""
     out: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
@@ -98,7 +100,7 @@ def databases(backends: list[str]) -> Iterator[dict[str, Any]]:
             if bindir is None:
                 print("postgresql: skipped (no initdb/pg_ctl on this machine)")
             else:
-                server = PostgresServer(bindir)
+                server = PostgresServer(bindir, durable=durable)
                 server.start()
                 stack.callback(server.stop)
 
@@ -264,13 +266,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="the profile counts this process's CPU time, not the wall clock")
     ap.add_argument("--profile-dump", help="also write the profile's pstats to this file")
     ap.add_argument("--profile-lines", type=int, default=45, help="rows of each profile")
+    ap.add_argument("--durable", action="store_true",
+                    help="PostgreSQL with fsync and synchronous commits on (its defaults)")
     args = ap.parse_args(argv)
     logging.disable(logging.WARNING)  # the random streams' refused commands are expected
     header("pipeline: commands through bot/service.py vs bare insert+commit")
     print(f"{args.games} live games, {args.commands} commands and {args.baseline} bare "
-          f"transactions per run, {args.runs} runs (medians)")
+          f"transactions per run, {args.runs} runs (medians); PostgreSQL "
+          f"{'durable (fsync on)' if args.durable else 'fsync off'}")
     results: dict[str, dict[str, float]] = {}
-    with databases(args.backends.split(",")) as makers:
+    with databases(args.backends.split(","), durable=args.durable) as makers:
         for name, make in makers.items():
             results[name] = run_backend(name, make(), args)
     print(f"{'backend':<11} {'baseline tx/s':>13} {'commands/s':>11} {'ratio':>6} "

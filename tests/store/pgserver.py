@@ -40,8 +40,13 @@ def _free_port() -> int:
 
 
 class PostgresServer:
-    def __init__(self, bindir: Path) -> None:
+    """A throwaway server. `durable=False` (the tests): fsync, synchronous commits and full
+    page writes off, for speed; `durable=True`: the server's own defaults, every COMMIT
+    flushed to disk, as a production server runs (bench/pipeline.py --durable)."""
+
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir
+        self.durable = durable
         self.port = 0
         self.dir: Path | None = None
         self.user: pwd.struct_passwd | None = None
@@ -73,8 +78,9 @@ class PostgresServer:
                   "--locale=C", "--no-sync")
         for attempt in range(5):
             self.port = _free_port()
-            opts = (f"-h 127.0.0.1 -p {self.port} -k {self.dir} -F -c fsync=off "
-                    f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=60")
+            fast = ("" if self.durable else
+                    "-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off ")
+            opts = f"-h 127.0.0.1 -p {self.port} -k {self.dir} {fast}-c max_connections=60"
             try:
                 self._run("pg_ctl", "-D", str(data), "-l", str(self.dir / "server.log"),
                           "-w", "-t", "60", "-o", opts, "start")
