@@ -82,7 +82,14 @@ def copy_json_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 
 def _is_record(cls: type) -> bool:
     """A dataclass of the state (engine.model's records)."""
-    return "__dataclass_fields__" in cls.__dict__ or hasattr(cls, "__dataclass_fields__")
+    return dataclasses.is_dataclass(cls)
+
+
+def _namespace(cls: type) -> dict[str, Any]:
+    """What the copy functions written for `cls` call."""
+    return {"_json": copy_json, "_json_dict": copy_json_dict, "_clone": clone,
+            "_deepcopy": copy.deepcopy, "_new": object.__new__, "_set": object.__setattr__,
+            "_cls": cls}
 
 
 def _frozen(cls: type) -> bool:
@@ -142,9 +149,7 @@ def _compile_record(cls: type) -> Callable[[Any], Any]:
     """Write and compile the copy function of record class `cls` (a slotted dataclass): one
     attribute store per field, shared or copied as its type says."""
     hints = typing.get_type_hints(cls, include_extras=True)
-    ns: dict[str, Any] = {"_json": copy_json, "_json_dict": copy_json_dict, "_clone": clone,
-                          "_deepcopy": copy.deepcopy, "_new": object.__new__,
-                          "_set": object.__setattr__, "_cls": cls}
+    ns = _namespace(cls)
     # A frozen record is shared, never copied; should one be copied all the same (clone() of
     # it), its fields are set through object.__setattr__.
     frozen = _frozen(cls)
@@ -176,9 +181,7 @@ def _compile(cls: type[BaseModel], skip: frozenset[str] = frozenset()) -> Callab
     if cls.model_config.get("extra") == "allow" or cls.__private_attributes__:
         raise TypeError(f"{cls.__name__}: clone() plans models without extras or privates")
     hints = typing.get_type_hints(cls, include_extras=True)
-    ns: dict[str, Any] = {"_json": copy_json, "_json_dict": copy_json_dict, "_clone": clone,
-                          "_deepcopy": copy.deepcopy, "_new": object.__new__,
-                          "_set": object.__setattr__, "_cls": cls}
+    ns = _namespace(cls)
     lines = ["def copy_model(m):", "    d = m.__dict__.copy()"]
     for name in cls.model_fields:
         if name in skip:
@@ -303,8 +306,7 @@ class _Source:
 def _field_copier(cls: type[BaseModel], name: str) -> Callable[[Any], Any] | None:
     """The copy function of one field of `cls` (None: an immutable value, shared)."""
     hints = typing.get_type_hints(cls, include_extras=True)
-    ns: dict[str, Any] = {"_json": copy_json, "_json_dict": copy_json_dict, "_clone": clone,
-                          "_deepcopy": copy.deepcopy}
+    ns = _namespace(cls)
     expr = _expr(hints[name], "v", ns)
     if expr is None:
         return None
