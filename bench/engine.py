@@ -118,6 +118,14 @@ def _snapshot(state: GameState) -> str:
     return state.model_copy(update={"seats": seats}).model_dump_json(warnings=False)
 
 
+def _driver(ruleset: str, players: int, i: int) -> randomplay.Driver:
+    """The driver of game `i` (seed i), its input check off."""
+    driver = _driver_class(ruleset)(random.Random(i), seed=f"bench-{i}", ruleset=ruleset,
+                                    players=players)
+    driver.verify_input = False
+    return driver
+
+
 def play_games(ruleset: str, players: int, games: int) -> Run:
     """Play `games` whole games (seeds 0 …) and time them."""
     handle_timer, new_timer = Timer(), Timer()
@@ -125,13 +133,10 @@ def play_games(ruleset: str, players: int, games: int) -> Run:
     randomplay.handle = handle_timer.wrap(orig_handle)
     randomplay.new_game = new_timer.wrap(orig_new)
     digest = hashlib.sha256()
-    cls = _driver_class(ruleset)
     try:
         t0 = time.perf_counter()
         for i in range(games):
-            driver = cls(random.Random(i), seed=f"bench-{i}", ruleset=ruleset, players=players)
-            driver.verify_input = False
-            trace = driver.play()
+            trace = _driver(ruleset, players, i).play()
             assert trace.final is not None
             digest.update(_snapshot(trace.final).encode())
             digest.update(str(len(trace.events)).encode())
@@ -216,13 +221,10 @@ def by_kind(ruleset: str, players: int, games: int) -> str:
         entry[1] += dt
         return result
 
-    cls = _driver_class(ruleset)
     randomplay.handle = timed
     try:
         for i in range(games):
-            driver = cls(random.Random(i), seed=f"bench-{i}", ruleset=ruleset, players=players)
-            driver.verify_input = False
-            driver.play()
+            _driver(ruleset, players, i).play()
     finally:
         randomplay.handle = orig
     total = sum(t for _, t in times.values())
@@ -238,10 +240,8 @@ def by_kind(ruleset: str, players: int, games: int) -> str:
 def copy_costs(ruleset: str, players: int, games: int = 3) -> str:
     """µs per copy of the states a game goes through, for every mechanism that gives a copy."""
     states: list[GameState] = []
-    cls = _driver_class(ruleset)
     for i in range(games):
-        driver = cls(random.Random(i), seed=f"bench-{i}", ruleset=ruleset, players=players)
-        driver.verify_input = False
+        driver = _driver(ruleset, players, i)
         driver.on_step = lambda step: states.append(step.before)
         driver.play()
     sample = states[::10]
