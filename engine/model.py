@@ -21,13 +21,12 @@ copy).
 from __future__ import annotations
 
 import contextlib
-import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field, TypeAdapter
 
 from engine.clone import SHARED, lazy_field, view
 
@@ -63,21 +62,10 @@ class Status:
 _STATUS_FIELDS = frozenset(f.name for f in fields(Status))
 
 
-_SKILL_STATES = frozenset(typing.get_args(SkillState))
-
-
-def _status_value(value: Any) -> Any:
-    """A status value as validation made it: a list becomes a tuple and a dict is copied, so a
-    Status shares nothing mutable with the caller (state copies share the Status); a value
-    outside StatusValue is refused (ValueError), as validation refused it."""
-    t = type(value)
-    if t is bool or t is int or t is str or value is None:
-        return value
-    if (t is list or t is tuple) and all(type(v) is int for v in value):
-        return tuple(value)
-    if t is dict and all(type(k) is str and v in _SKILL_STATES for k, v in value.items()):
-        return dict(value)
-    raise ValueError(f"not a status value: {value!r}")
+# Status values are validated as the field was when Status was a pydantic model: a list
+# becomes a tuple and a dict is copied (a Status shares nothing mutable with the caller: state
+# copies share the Status), and a value outside StatusValue is refused (a ValidationError).
+_STATUS_VALUE: TypeAdapter[StatusValue] = TypeAdapter(StatusValue)
 
 
 def _upcast_statuses(value: Any) -> Any:
@@ -138,8 +126,8 @@ class Seat:
                    since: str | None = None, until: str | None = None) -> None:
         # The Status gets its own copy of a dict and a tuple for a list, so it shares nothing
         # mutable with the seat (state copies share it).
-        self.statuses[key.name] = Status(value=_status_value(value), source=source,
-                                         since=since, until=until)
+        self.statuses[key.name] = Status(value=_STATUS_VALUE.validate_python(value),
+                                         source=source, since=since, until=until)
 
     def clear_status(self, key: StatusKey[V]) -> V | None:
         """Remove status `key`; its value, None when the seat did not have it."""
