@@ -22,7 +22,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any, Literal, cast
@@ -241,13 +241,6 @@ for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSE
     hot(_stmt)
 for _stmt in _REFUSALS.values():
     hot(_stmt, atomic_write=True)
-
-
-def _batch(s: Any) -> AbstractContextManager[Any]:
-    """The statements of the block in one round trip where the connection can (PostgreSQL's
-    `HotConnection.batch`, a psycopg pipeline); as they come elsewhere."""
-    batch = getattr(s, "batch", None)
-    return batch() if batch is not None else nullcontext()
 
 
 @contextmanager
