@@ -23,6 +23,7 @@ from engine.model import OUT_CAUSES, GameState
 from engine.options import OptionError
 from engine.ruleset import get_ruleset
 from rulesets.anomaly.statuses import STAGE
+from rulesets.data import YAML_LOADER, read_yaml
 
 START = date(2026, 1, 1)  # calendar day 1 of every scenario
 TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description"}
@@ -122,7 +123,7 @@ class Game:
 
 def _lines_of_steps(text: str) -> tuple[int, list[int], dict[str, int]]:
     """Line numbers (1-based) of the `steps` items and of the top-level keys."""
-    node = yaml.compose(text)
+    node = yaml.compose(text, Loader=YAML_LOADER)
     keys: dict[str, int] = {}
     step_lines: list[int] = []
     if isinstance(node, yaml.MappingNode):
@@ -150,7 +151,7 @@ class Scenario:
     def load(self) -> dict[str, Any]:
         try:
             text = self.path.read_text(encoding="utf-8")
-            doc = yaml.safe_load(text)
+            doc = read_yaml(text)
             _, self.step_lines, self.key_lines = _lines_of_steps(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)

@@ -6,14 +6,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from rulesets.data import load
+from rulesets.data import load, read_yaml
 
 
 @cache
 def texts() -> dict[str, Any]:
-    return yaml.safe_load((Path(__file__).parent / "texts.yaml").read_text(encoding="utf-8"))
+    return read_yaml((Path(__file__).parent / "texts.yaml").read_text(encoding="utf-8"))
 
 
 def t(key: str, /, **fields: Any) -> str:  # a field may be called `key`

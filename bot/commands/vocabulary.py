@@ -8,7 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import yaml
+from rulesets.data import read_yaml
 
 SLOTS = {"seat", "target", "time", "range", "mode", "count", "option", "code", "token", "name",
          "text", "choice", "floor"}
@@ -98,7 +98,7 @@ def _spec(key: str, raw: dict[str, Any]) -> VerbSpec:
 
 
 def load(path: Path) -> tuple[Mapping[str, VerbSpec], Mapping[str, Any], Mapping[str, str]]:
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = read_yaml(path.read_text(encoding="utf-8"))
     verbs = {key: _spec(key, raw) for key, raw in doc["verbs"].items()}
     seen: dict[str, str] = {}
     for spec in verbs.values():
@@ -127,7 +127,7 @@ class ForumWords:
 
 
 def _forum(path: Path) -> ForumWords:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))["forum"]
+    raw = read_yaml(path.read_text(encoding="utf-8"))["forum"]
     meanings = {"vote", "abstain", "change", "correct"}
     words: dict[str, str] = {}
     for verb, meaning in raw["verbs"].items():

@@ -10,17 +10,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from engine.events import Event
+from rulesets.data import read_yaml
 
 Z95 = 1.959963984540054  # the standard normal quantile of 0.975
 
 
 @cache
 def texts() -> dict[str, Any]:
-    with open(Path(__file__).with_name("texts.yaml"), encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return read_yaml(Path(__file__).with_name("texts.yaml").read_text(encoding="utf-8"))
 
 
 def rules_for(ruleset: str) -> dict[str, dict[str, Any]]:
