@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol, cast
 
-from sqlalchemy import case, select, update
+from sqlalchemy import CursorResult, case, select, update
 
 from bot.service import utcnow
 from bot.store.db import Database
@@ -34,7 +34,7 @@ GIVE_UP_AFTER = 6  # failed tries (about 2.5 minutes) before the judge is told
 @dataclass(frozen=True)
 class OutgoingMessage:
     dedupe_key: str
-    game_id: str
+    game_id: str | None  # None: a chat-layer DM of no game (a lobby's)
     channel: str  # dm | group | public | judge
     target: str  # seat:3 | group:wolves | public | judge | contact:ID
     address: str  # the WeChat contact or room id
@@ -64,8 +64,9 @@ def backoff(attempts: int) -> timedelta:
     return min(BACKOFF_MAX, BACKOFF_BASE * (2 ** max(0, attempts - 1)))
 
 
-def _addresses(db: Database, game_ids: set[str]) -> dict[tuple[str, str], str]:
-    out: dict[tuple[str, str], str] = {}
+def _addresses(db: Database, game_ids: set[str | None]
+               ) -> dict[tuple[str | None, str], str]:
+    out: dict[tuple[str | None, str], str] = {}
     with db.read() as s:
         for gid, seat, contact in s.execute(select(Player.game_id, Player.seat,
                                                    Player.contact_id)
@@ -98,7 +99,7 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
     if not rows:
         return report
     known = _addresses(db, {r.game_id for r in rows})
-    blocked: set[tuple[str, str]] = set()
+    blocked: set[tuple[str | None, str]] = set()
     for row in rows:
         who = (row.game_id, row.target)
         address = row.address or known.get(who)
@@ -158,9 +159,9 @@ def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: Outb
     the row is checked unsent under the write lock first, so it goes out once however many
     deliverers race for it, and the mark commits right after the send."""
     with db.write() as s:
-        taken = s.execute(update(OutboxRow).where(
+        taken = cast(CursorResult[Any], s.execute(update(OutboxRow).where(
             OutboxRow.id == row.id, OutboxRow.sent_at.is_(None)).values(
-            **_sent(row, msg.address, now)))
+            **_sent(row, msg.address, now))))
         if taken.rowcount != 1:
             return False
         sender.send(msg)  # raises: the transaction rolls back, the row stays unsent

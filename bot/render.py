@@ -49,8 +49,8 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["stage_name"] = names.get("stage_names", {}).get(data.get("stage"), data.get("stage"))
     f["mode_text"] = w["mode"].format(mode=data["mode"]) if data.get("mode") else ""
     f["mode_hint"] = w["mode_hint"] if data.get("complete") else ""
-    key = data.get("signing_pubkey")
-    f["pubkey_text"] = w["pubkey"].format(key=key[:16]) if key else ""
+    pubkey = data.get("signing_pubkey")
+    f["pubkey_text"] = w["pubkey"].format(key=pubkey[:16]) if pubkey else ""
     f["ruleset_name"] = load(data["ruleset"], "data").get("name", data["ruleset"]) if data.get(
         "ruleset") else ""
     counts = data.get("counts") or {}

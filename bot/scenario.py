@@ -194,7 +194,7 @@ class Scenario:
             close_t = time.fromisoformat(str(schedule.get("close", "21:00")))
         except ValueError:
             raise ScenarioError(sline, "schedule times are HH:MM") from None
-        fast = {}
+        fast: dict[str, Any] = {}
         if "day_minutes" in schedule or "night_minutes" in schedule:
             # Extension: a fast game, day 1 opening at `open` on calendar day 1.
             fast = {"first_open": datetime.combine(START, open_t),
@@ -267,9 +267,9 @@ class Scenario:
                 words = words[2:]
                 if words[0] in ("expect", "wait"):
                     raise ScenarioError(line, "a timed step is an action, not expect/wait")
-            rej = self.act(game, words, line, text)
-            if rej is not None:
-                pending, last_rejected = (line, text, rej), True
+            refused = self.act(game, words, line, text)
+            if refused is not None:
+                pending, last_rejected = (line, text, refused), True
         if pending:
             pline, ptext, rej = pending
             raise Mismatch(pline, f"step {ptext!r} was rejected ({rej.code})")

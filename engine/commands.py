@@ -39,6 +39,10 @@ class Act(_Cmd):
         default_factory=dict)
 
 
+# A vote post's mode (see `Vote`; RULES.md §4.3).
+VoteMode = Literal["vote", "change", "correct", "void", "request_correct"]
+
+
 class Vote(_Cmd):
     """`mode`: vote (first post), change (the one 改票), correct (the judge's correction: keeps
     the post time), void, request_correct (a player's 更正: pending until the judge rules on it
@@ -46,7 +50,7 @@ class Vote(_Cmd):
 
     kind: Literal["vote"] = "vote"
     seat: SeatNo
-    mode: Literal["vote", "change", "correct", "void", "request_correct"] = "vote"
+    mode: VoteMode = "vote"
     target: SeatNo | None = None  # None = abstain (ignored for void)
 
 

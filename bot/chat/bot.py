@@ -74,7 +74,8 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
         self.time_zone = time_zone
         self.export_dir = Path(export_dir)
         self.rooms = Rooms(service, transport, self._dm, self.post)
-        self.forum = ForumVotes(service, forum_source, **({"clock": clock} if clock else {}))
+        self.forum = (ForumVotes(service, forum_source) if clock is None
+                      else ForumVotes(service, forum_source, clock=clock))
         self.on_deliver: Callable[[], None] | None = None
         # Rooms follow every commit, the scheduler's ticks included: told the state and the
         # events just committed, so that no commit decodes the snapshot or reads the log again.

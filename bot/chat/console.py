@@ -44,7 +44,7 @@ from bot.gametime import instant_of, wall_clock, zone
 from bot.scheduler import Clock, DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.transport import Incoming, Transport
-from bot.transport.console import ConsoleTransport
+from bot.transport.console import ConsoleTransport, Output
 
 log = logging.getLogger(__name__)
 _MESSAGE = re.compile(r"([^\s:@]+)(?:@([^\s:@]+))?:[ \t]?(.*)", re.S)
@@ -83,7 +83,7 @@ def parse_clock(text: str) -> datetime:
 
 
 class Console:
-    def __init__(self, service: Service, out: TextIO, *, judges: list[str],
+    def __init__(self, service: Service, out: Output, *, judges: list[str],
                  clock: Clock | None = None, time_zone: str = "Asia/Shanghai",
                  export_dir: str = "exports", transport: Transport | None = None) -> None:
         """`transport`: another transport than the terminal's (`wolfjudge run --clock`: WeChat,

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from bot.chat import views
 from bot.chat.common import END_CONFIRM, Turn
+from bot.chat.desk import Desk
 from bot.chat.lobby import new_token
 from bot.chat.texts import t
 from bot.commands.convert import ConvertError, judge_command
@@ -25,7 +26,7 @@ from engine.model import GameState
 log = logging.getLogger(__name__)
 
 
-class JudgeDesk:
+class JudgeDesk(Desk):
     """Judges (a part of ChatBot: its methods use ChatBot's state)."""
 
     # judge commands ----------------------------------------------------------------------------
@@ -67,7 +68,7 @@ class JudgeDesk:
             self._end(msg, p, gid, turn)
             return
         if p.verb in ("pause", "resume"):
-            self._submit(msg, gid, engine_commands.JudgePause() if p.verb == "pause" else  # type: ignore[attr-defined]
+            self._submit(msg, gid, engine_commands.JudgePause() if p.verb == "pause" else
                          engine_commands.JudgeResume(), turn)
             return
         at = None

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.chat.common import JUDGE_VERBS, Turn
+from bot.chat.desk import Desk
 from bot.chat.lobby import (
     DEFAULT_PLAYERS,
     RULESETS,
@@ -28,7 +29,7 @@ from bot.transport import Incoming
 log = logging.getLogger(__name__)
 
 
-class LobbyDesk:
+class LobbyDesk(Desk):
     """The lobby (a part of ChatBot: its methods use ChatBot's state)."""
 
     # the lobby ---------------------------------------------------------------------------------
@@ -166,9 +167,9 @@ class LobbyDesk:
             return
         if p.verb == "end":
             with self.service.db.write() as s:
-                row = s.get(Lobby, code)
-                if row is not None:
-                    row.status = "cancelled"
+                cancelled = s.get(Lobby, code)
+                if cancelled is not None:
+                    cancelled.status = "cancelled"
             for m in members:
                 turn.say(m.contact_id, t("kicked", code=code))
             turn.say(msg.sender, t("received", what=t("cancelled", code=code)))

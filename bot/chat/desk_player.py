@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from bot.chat import views
 from bot.chat.common import VOTE_VERBS, Turn
+from bot.chat.desk import Desk
 from bot.chat.texts import room_name, t
 from bot.commands.convert import ConvertError, player_command
 from bot.commands.parse import Parsed
@@ -25,7 +26,7 @@ from engine.model import GameState
 log = logging.getLogger(__name__)
 
 
-class PlayerDesk:
+class PlayerDesk(Desk):
     """Players (a part of ChatBot: its methods use ChatBot's state)."""
 
     # judge-made rooms --------------------------------------------------------------------------
@@ -166,11 +167,11 @@ class PlayerDesk:
             return t("receipts.judge", what=describe_command(cmd))
         target = getattr(cmd, "target", None)
         target_text = t("words.abstain") if target is None else t("words.seat", n=target)
-        if cmd.kind == "vote" and cmd.mode in ("vote", "change"):  # type: ignore[union-attr]
+        if cmd.kind == "vote" and cmd.mode in ("vote", "change"):
             state = self.service.state(gid)
             day = state.day or 1
             close = state.schedule.close_at(day).strftime("%H:%M")
-            return t(f"receipts.{cmd.mode}", target=target_text, close=close)  # type: ignore[union-attr]
+            return t(f"receipts.{cmd.mode}", target=target_text, close=close)
         if cmd.kind in ("handover", "lastwords"):
             return t(f"receipts.{cmd.kind}", target=target_text)
         if isinstance(cmd, Act):

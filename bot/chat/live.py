@@ -79,7 +79,7 @@ class LiveSettings(BaseSettings):
 def load_settings() -> LiveSettings:
     """The settings, or a SystemExit naming each missing or bad one."""
     try:
-        return LiveSettings()  # type: ignore[call-arg]  # from the environment
+        return LiveSettings()  # from the environment
     except ValidationError as exc:
         names = {"endpoint": "WECHATY_PUPPET_SERVICE_ENDPOINT",
                  "token": "WECHATY_PUPPET_SERVICE_TOKEN", "judges": "WOLFJUDGE_JUDGES"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from sqlalchemy import delete, select
 
@@ -155,9 +156,9 @@ class Rooms:
         if not gone and not new:
             return
         for c in gone:
-            self._try(lambda c=c: self.transport.remove_member(room, c))
+            self._try(partial(self.transport.remove_member, room, c))
         for c in new:
-            self._try(lambda c=c: self.transport.add_member(room, c))
+            self._try(partial(self.transport.add_member, room, c))
         with self.service.db.write() as s:
             for c in gone:
                 s.execute(delete(RoomMember).where(RoomMember.game_id == gid,

@@ -25,6 +25,7 @@ from engine.commands import (
     LastWords,
     Surrender,
     Vote,
+    VoteMode,
 )
 
 Command = Any  # one of engine.commands' models (the annotated union is not a class)
@@ -61,7 +62,7 @@ def player_command(p: Parsed, *, seat: int, ruleset: str) -> Command:
             raise ConvertError(MESSAGES["not_in_ruleset"].format(
                 ruleset=RULESET_NAMES.get(ruleset, ruleset), alias=_alias(spec)))
         targets: tuple[int | None, ...] = (None,) if spec.targets_none else p.seats
-        options = {"mode": p.mode} if p.mode is not None else {}
+        options: dict[str, int | bool | str | None] = {"mode": p.mode} if p.mode is not None else {}
         return Act(seat=seat, skill=skill, targets=targets, options=options)
     if p.verb in ("change", "correct") and _judge_form(p):
         raise ConvertError(MESSAGES["player_form"].format(usage=spec.usage_for("player")))
@@ -98,9 +99,9 @@ def judge_command(p: Parsed, *, at: datetime) -> Command | None:
     if v in ("confirm_correction", "reject_correction"):
         return JudgeCorrection(seat=p.seats[0], accept=v == "confirm_correction")
     if v in ("yellow", "red"):
-        return JudgeCard(seat=p.seats[0], color=v)
+        return JudgeCard(seat=p.seats[0], color="yellow" if v == "yellow" else "red")
     if v in ("notice", "contact"):
-        return JudgeWaiver(seat=p.seats[0], waiver=v)
+        return JudgeWaiver(seat=p.seats[0], waiver="notice" if v == "notice" else "contact")
     if v in ("close_at", "open_at"):
         return JudgeSetTime(which="close" if v == "close_at" else "open", at=_on_day_of(at, p))
     if v == "schedule":
@@ -111,7 +112,8 @@ def judge_command(p: Parsed, *, at: datetime) -> Command | None:
         if until <= at:  # 延时 3 01:00 at 22:00 means tomorrow's 01:00
             until += timedelta(days=1)
         return JudgeExtend(seat=p.seats[0], at=until)
-    mode = {"record_vote": "vote", "change": "change", "correct": "correct", "void": "void"}
+    mode: dict[str, VoteMode] = {"record_vote": "vote", "change": "change", "correct": "correct",
+                                 "void": "void"}
     if v in mode:
         return Vote(seat=p.seats[0], mode=mode[v], target=None if v == "void" else _target(p, 1))
     return None

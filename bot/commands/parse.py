@@ -7,6 +7,7 @@ separators; the text of 遗言 and 理由 is kept as written.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable
@@ -46,8 +47,8 @@ class Parsed:
     verb: str  # canonical key (vocabulary.yaml)
     seats: tuple[int, ...] = ()  # seat numbers in order written
     abstain: bool = False  # 弃权 stood where a target may stand
-    time: time | None = None  # a trailing HH:MM, or 作息's open time
-    time2: time | None = None  # 作息's close time
+    time: dt.time | None = None  # a trailing HH:MM, or 作息's open time
+    time2: dt.time | None = None  # 作息's close time
     text: str = ""  # 遗言 / 理由 as written, 马甲名, 接替's token
     words: tuple[str, ...] = ()  # codes, choices, ruleset + key=value options
     mode: int | None = None  # 感染 N 1|2

@@ -10,7 +10,7 @@ is its name.
 from __future__ import annotations
 
 import threading
-from typing import TextIO
+from typing import Protocol
 
 from bot.transport import Refused, Transport
 
@@ -20,10 +20,18 @@ def _lines(head: str, text: str) -> str:
     return "\n".join([f"{head}{first}", *(f"  {line}" for line in rest)])
 
 
+class Output(Protocol):
+    """Where the console writes its lines: a text stream (standard output, a file, the demo's
+    copy of what it wrote)."""
+
+    def write(self, text: str, /) -> int: ...
+    def flush(self) -> None: ...
+
+
 class ConsoleTransport(Transport):
     instant = True
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: Output) -> None:
         self.out = out
         self.rooms: dict[str, list[str]] = {}
         self._lock = threading.Lock()

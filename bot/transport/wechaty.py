@@ -108,7 +108,7 @@ def _load(cache_dir: str | None = None) -> dict[str, Any]:
     import wechaty_puppet.schemas.puppet as puppet_schema
 
     if getattr(puppet_schema.PuppetOptions, "__hash__", None) is None:
-        puppet_schema.PuppetOptions.__hash__ = object.__hash__  # type: ignore[method-assign]
+        puppet_schema.PuppetOptions.__hash__ = object.__hash__
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*telnetlib.*", category=DeprecationWarning)
         import wechaty
