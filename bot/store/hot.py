@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, cast
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 from sqlalchemy.sql import Insert, Select
 from sqlalchemy.sql.base import Executable
 
@@ -196,16 +196,23 @@ class HotConnection:
 
     pipelined = False  # `batch()`: statements sent in one round trip
 
-    def __init__(self, conn: Connection, plans: dict[tuple[int, Any], _Plan | None], *,
+    def __init__(self, engine: Engine, plans: dict[tuple[int, Any], _Plan | None], *,
                  error: type[Exception], begin: str = "BEGIN") -> None:
-        self.sa = conn
-        self.raw: Any = conn.connection.driver_connection
+        # The pool's connection itself: a SQLAlchemy `Connection` on it (with its
+        # transaction object, begin and commit) is made only when needed (`sa`), some 20 us
+        # a command otherwise (docs/benchmarks.md, "SQLite on the hot path").
+        self._engine = engine
+        self.dialect = engine.dialect
+        self._fairy = engine.raw_connection()
+        self.raw: Any = self._fairy.driver_connection
+        self._sa: Connection | None = None
+        self._sa_tx: Any = None
         self._plans = plans
         self._error = error
         self._begin_sql = begin
         # A cursor kept with the DBAPI connection (its pool record's `info`, gone with it),
         # for all its transactions: making a psycopg cursor costs more than a round trip.
-        self._info = conn.connection.info
+        self._info = self._fairy.info
         self._cur: Any = self._info.get("hot_cursor")
         # Autocommit: a SELECT before the first write (the command's read) runs as its own
         # statement, no BEGIN sent for it (PostgreSQL: one round trip less; SQLite: no lock
@@ -235,7 +242,7 @@ class HotConnection:
         try:
             return self._plans[key]
         except KeyError:
-            found = self._plans[key] = plan(stmt, self.sa.dialect, keys)
+            found = self._plans[key] = plan(stmt, self.dialect, keys)
             return found
 
     def _cursor(self) -> Any:
@@ -306,14 +313,52 @@ class HotConnection:
         self._info.pop("hot_cursor", None)
         self._cur = None
 
+    @property
+    def sa(self) -> Connection:
+        """SQLAlchemy's `Connection` on the same DBAPI connection (a statement that is not
+        hot, an error to handle), made when first asked for; in a transaction from then on,
+        as in `write_core`, so that its error handling never rolls back by itself and the
+        block's end commits or rolls back through it."""
+        if self._sa is None:
+            self._sa = Connection(self._engine, connection=self._fairy)
+            self._sa_tx = self._sa.begin()  # no BEGIN sent: the drivers are in autocommit
+        return self._sa
+
     def sync(self) -> None:
         """Send what a pipeline holds and read its results (none here)."""
 
+    def commit(self) -> None:
+        """The block ended: what the transaction wrote is committed (nothing is sent when
+        no write opened one)."""
+        if self._sa_tx is not None:
+            self._sa_tx.commit()
+            return
+        try:
+            self.raw.commit()
+        except self._error as exc:
+            self._failed(exc, "COMMIT", None)
+
+    def rollback(self) -> None:
+        """The block raised: what the transaction wrote is rolled back."""
+        if self._sa_tx is not None:  # as SQLAlchemy's transaction ends on an error
+            if self._sa_tx.is_active:
+                self._sa_tx.rollback()
+            return
+        try:
+            self.raw.rollback()
+        except self._error as exc:
+            self._failed(exc, "ROLLBACK", None)
+
     def close(self) -> None:
-        """The transaction ends: what a kept cursor holds (the last result) is let go."""
+        """The connection goes back to the pool; what a kept cursor holds (the last result)
+        is let go."""
         if self._cur is not None and getattr(self._cur, "closed", False):
             self._info.pop("hot_cursor", None)
         self._cur = None
+        if self._sa is not None:
+            self._sa.close()
+        else:
+            self._fairy.close()
 
 
 class PipelinedConnection(HotConnection):
@@ -321,18 +366,22 @@ class PipelinedConnection(HotConnection):
 
     pipelined = True
 
-    def __init__(self, conn: Connection, plans: dict[tuple[int, Any], _Plan | None]) -> None:
+    def __init__(self, engine: Engine, plans: dict[tuple[int, Any], _Plan | None]) -> None:
         # psycopg is imported here, not with the module: bot/service.py imports this module,
         # and a SQLite deployment need not import the driver (some 50 ms of its start-up)
         from psycopg import Error
 
-        super().__init__(conn, plans, error=Error)
+        super().__init__(engine, plans, error=Error)
         # A second kept cursor, `_sink`: a pipeline's INSERTs (and its BEGIN), whose results
         # nobody reads.
         self._sink: Any = self._info.get("hot_sink")
         self._pipeline: Any = None
         if not self.raw.autocommit:
-            self.raw.autocommit = True  # idle when checked out; the hot pool's only
+            try:
+                self.raw.autocommit = True  # idle when checked out; the hot pool's only
+            except BaseException:
+                self._fairy.close()
+                raise
 
     def _begin_cursor(self) -> Any:
         return self._sink_cursor()
