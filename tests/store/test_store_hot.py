@@ -17,7 +17,7 @@ from engine.commands import Vote
 
 def _pg(db_url: str) -> None:
     if not db_url.startswith("postgresql"):
-        pytest.skip("PostgreSQL only: SQLite runs the hot path through SQLAlchemy")
+        pytest.skip("PostgreSQL only (SQLite: tests/store/test_store_hot_sqlite.py)")
 
 
 def test_every_hot_statement_runs_on_the_driver_as_sqlalchemy_compiles_it(db_url: str) -> None:
