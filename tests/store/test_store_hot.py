@@ -10,7 +10,7 @@ from storehelp import at, classic_game
 
 import bot.service as service_module
 from bot.service import Service
-from bot.store.hot import _HOT, HotConnection, plan
+from bot.store.hot import _HOT, HotConnection, PipelinedConnection, plan
 from bot.store.models import InboxMessage, LogEntry, OutboxRow
 from engine.commands import Vote
 
@@ -50,7 +50,7 @@ def test_a_duplicate_key_on_the_driver_is_sqlalchemys_integrity_error(db_url: st
                "command": {}, "outcome": "noop", "version": 0, "first_seq": None,
                "last_seq": None, "rejection": None}
         with pytest.raises(IntegrityError), svc.db.write_hot() as conn:
-            assert isinstance(conn, HotConnection)
+            assert isinstance(conn, PipelinedConnection)
             with conn.batch():
                 conn.execute(service_module._INSERT_INBOX, [row])
                 conn.execute(service_module._INSERT_INBOX, [row])

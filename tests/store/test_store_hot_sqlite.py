@@ -66,7 +66,7 @@ def test_every_hot_statement_plans_as_sqlalchemy_compiles_it_for_sqlite(svc: Ser
     assert svc.db.hot
     dialect = svc.db.engine.dialect
     refusals = list(service_module._REFUSALS.values())  # PostgreSQL's: data-modifying CTEs
-    hot = [s for s in _HOT.values() if s not in refusals]
+    hot: list[Any] = [s for s in _HOT.values() if s not in refusals]
     assert len(hot) >= 15
     for stmt in hot:
         keys = None
@@ -153,9 +153,9 @@ def test_rows_are_sqlalchemys(svc: Service) -> None:
 
 def test_a_duplicate_key_on_the_driver_is_sqlalchemys_integrity_error(svc: Service) -> None:
     classic_game(svc)
-    row = {"game_id": "g1", "msg_id": "m", "sender": None, "received_at": at(1, 9),
-           "command": {}, "outcome": "noop", "version": 0, "first_seq": None,
-           "last_seq": None, "rejection": None}
+    row: dict[str, Any] = {
+        "game_id": "g1", "msg_id": "m", "sender": None, "received_at": at(1, 9), "command": {},
+        "outcome": "noop", "version": 0, "first_seq": None, "last_seq": None, "rejection": None}
     with pytest.raises(IntegrityError) as info, svc.db.write_hot() as conn:
         assert isinstance(conn, HotConnection)
         conn.execute(service_module._INSERT_INBOX, [row])
