@@ -234,7 +234,8 @@ def _refusal(inbox: bool, reply: bool) -> Any:
 
 
 _REFUSALS = {(i, r): _refusal(i, r) for i in (False, True) for r in (False, True)}
-# On PostgreSQL these run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy).
+# These run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy); the
+# refusals on PostgreSQL only (SQLite has no data-modifying CTEs: separate statements there).
 for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSERT_OUTBOX,
               _INSERT_DEADLINES, _DELETE_DEADLINES, _ROOMS, _ROOM_MEMBERS, _TOUCH, _WRITE,
               _CARD, _FINISH):
@@ -253,15 +254,14 @@ def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
     block's statements go in one pipeline (one round trip) and the row count is read after it:
     when a statement of the block failed on a key (the other writer's log rows, or its inbox
     row of the same message) and the UPDATE matched no row, that is the same _Conflict."""
-    batch = getattr(s, "batch", None)
-    if batch is None:
+    if not getattr(s, "pipelined", False):
         if s.execute(stmt, params).rowcount != 1:
             raise _Conflict
         yield
         return
     written: Any = None
     try:
-        with batch():
+        with s.batch():
             written = s.execute(stmt, params)
             yield
     except IntegrityError:
@@ -666,13 +666,15 @@ class Service:
         if sender is not None and not 0 < len(sender) <= MAX_ID:
             raise ValueError("a sender is a contact id of 1-128 characters")
         clash: IntegrityError | None = None
-        # PostgreSQL: the read and the write are one transaction (one connection, one BEGIN
-        # and COMMIT: fewer round trips). Under READ COMMITTED nothing is locked by the read,
-        # so the version check of the write is what catches another writer, as it is with two
-        # transactions. SQLite: a read transaction, then the write with the write lock taken
-        # at BEGIN (holding that lock across the engine would make any other writer wait,
-        # and a writer that waits on this one inside `before_write` would never get in).
-        one = not self.db.sqlite
+        # The read and the write on one hot connection (`Database.write_hot`: one checkout;
+        # on PostgreSQL fewer round trips): the read in autocommit, locking nothing and
+        # holding no transaction while the engine decides, the write in the transaction its
+        # first statement opens (SQLite: BEGIN IMMEDIATE, the write lock). The version check
+        # of the write is what catches another writer, as it is with two transactions; and
+        # a writer that waits on this one inside `before_write` gets in (no lock is held).
+        # An in-memory SQLite (no hot pool): a read transaction, then the write (holding the
+        # write lock across the engine would make any other writer wait).
+        one = self.db.hot
         reconnects = 0
         for _ in range(MAX_TRIES):
             sent = False  # whether the COMMIT may have gone out (then it is never tried again)
@@ -726,8 +728,8 @@ class Service:
                 # A refusal's one statement commits by itself (`_refusal`): once it was sent,
                 # the same as a COMMIT sent.
                 sent = sent or getattr(hot_conn, "may_have_committed", False)
-                if not (one and exc.connection_invalidated and not sent
-                        and reconnects < MAX_RECONNECTS):
+                if not (one and not self.db.sqlite and exc.connection_invalidated
+                        and not sent and reconnects < MAX_RECONNECTS):
                     raise
                 reconnects += 1
                 log.warning("%s: connection lost before the commit, trying again: %s",
@@ -797,7 +799,7 @@ class Service:
                 "rejection": encode(rejection.model_dump()) if rejection else None}
             reply = None if rejection is None else self._reply(old, cmd, rejection, msg_id,
                                                                sender)
-            if getattr(s, "batch", None) is not None:  # PostgreSQL: one statement (_refusal)
+            if getattr(s, "pipelined", False):  # PostgreSQL: one statement (_refusal)
                 params = dict(guard)
                 for prefix, row in (("i_", inbox), ("o_", reply)):
                     for k, v in (row or {}).items():

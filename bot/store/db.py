@@ -36,34 +36,51 @@ class SchemaError(RuntimeError):
     """The database schema is not the one this wolfjudge needs."""
 
 
+# allow_nan=False: NaN is no JSON (PostgreSQL refuses it); fail before the database does.
+# One encoder for every value: `json.dumps` with these options makes a new one per call
+# (a third of a small value's time; the hot path serializes some five values a command).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def _dumps(value: Any) -> str:
-    # allow_nan=False: NaN is no JSON (PostgreSQL refuses it); fail before the database does.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(value)
 
 
-def make_engine(url: str | None = None, *, pre_ping: bool = True) -> Engine:
-    """`pre_ping`: PostgreSQL, each connection checked out is pinged first (a round trip);
-    the hot path's engine goes without (`Database.write_hot`)."""
+def make_engine(url: str | None = None, *, hot: bool = False) -> Engine:
+    """`hot`: the hot path's own engine (`Database.write_hot`): on PostgreSQL without the
+    pre-ping of every connection checked out (a round trip); on SQLite without the `begin`
+    listener (the hot path says BEGIN IMMEDIATE itself, and with a connection event listened
+    to SQLAlchemy dispatches its event machinery around every statement executed)."""
     url = database_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, json_serializer=_dumps,
                                connect_args={"timeout": 60, "check_same_thread": False})
-        _sqlite_setup(engine)
+        _sqlite_setup(engine, begin=not hot)
         return engine
-    return create_engine(url, json_serializer=_dumps, pool_pre_ping=pre_ping)
+    return create_engine(url, json_serializer=_dumps, pool_pre_ping=not hot)
 
 
-def _sqlite_setup(engine: Engine) -> None:
+def sqlite_file(engine: Engine) -> bool:
+    """Whether the engine is a SQLite file (not an in-memory database, which is one per
+    connection pool: a second engine would not see it)."""
+    return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
+
+
+def _sqlite_setup(engine: Engine, *, begin: bool = True) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
-        # Let SQLAlchemy say BEGIN itself (pysqlite's own transaction handling defers it).
+        # Let SQLAlchemy (or the hot path) say BEGIN itself: pysqlite's own transaction
+        # handling would defer it, and say a BEGIN of its own before a write.
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
-        if engine.url.database not in (None, "", ":memory:"):
+        if sqlite_file(engine):
             cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA busy_timeout=60000")
         cur.close()
+
+    if not begin:
+        return
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
@@ -166,10 +183,13 @@ class Database:
         self.sqlite = self.engine.dialect.name == "sqlite"
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self._plans: dict[Any, Any] = {}  # bot.store.hot: the hot statements, compiled
-        # PostgreSQL: the hot path's own pool, without the pre-ping round trip on every
-        # checkout; a dead connection fails its statement instead, SQLAlchemy invalidates it,
-        # and the caller tries again on a new one (Service.submit, before any COMMIT is sent).
-        self._hot = None if self.sqlite else make_engine(url, pre_ping=False)
+        # The hot path's own pool (`write_hot`). PostgreSQL: without the pre-ping round trip
+        # on every checkout; a dead connection fails its statement instead, SQLAlchemy
+        # invalidates it, and the caller tries again on a new one (Service.submit, before any
+        # COMMIT is sent). SQLite: without the `begin` listener, the hot path says BEGIN
+        # IMMEDIATE itself; not for an in-memory database (a second pool is another one).
+        self._hot = make_engine(url, hot=True) if not self.sqlite or sqlite_file(
+            self.engine) else None
         if check:
             try:
                 check_schema(self.engine)
@@ -202,24 +222,41 @@ class Database:
         with self._writer.connect() as conn, conn.begin():
             yield conn
 
+    @property
+    def hot(self) -> bool:
+        """Whether `write_hot` gives a `bot.store.hot.HotConnection` (reads before its first
+        write outside any transaction, holding no lock)."""
+        return self._hot is not None
+
     @contextmanager
     def write_hot(self) -> Iterator[Any]:
-        """Like `write_core`; on PostgreSQL the connection is a `bot.store.hot.HotConnection`
-        (the hot path's statements sent on the driver, `batch()` for a pipeline; reads before
-        the first write outside the transaction, which that write opens), from the hot path's
-        own pool (no pre-ping)."""
+        """Like `write_core`, on a `bot.store.hot.HotConnection` from the hot path's own pool
+        (`self.hot`): the hot path's statements sent on the driver, reads before the first
+        write outside the transaction, which that write opens (SQLite: BEGIN IMMEDIATE;
+        PostgreSQL: BEGIN, and `batch()` for a pipeline). Else (an in-memory SQLite) the
+        SQLAlchemy connection of a writing transaction."""
         if self._hot is None:
             with self._writer.connect() as conn, conn.begin():
                 yield conn
             return
-        from bot.store.hot import HotConnection
+        from bot.store import hot
 
-        with self._hot.connect() as conn, conn.begin():
-            hot = HotConnection(conn, self._plans)
-            try:
-                yield hot
-            finally:
-                hot.close()
+        if self.sqlite:
+            import sqlite3
+
+            # the write lock at BEGIN, as `write_core` takes it (see _sqlite_setup)
+            made: hot.HotConnection = hot.HotConnection(
+                self._hot, self._plans, error=sqlite3.Error, begin="BEGIN IMMEDIATE")
+        else:
+            made = hot.PipelinedConnection(self._hot, self._plans)
+        try:
+            yield made
+            made.commit()
+        except BaseException:
+            made.rollback()
+            raise
+        finally:
+            made.close()
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -10,14 +10,14 @@ from storehelp import at, classic_game
 
 import bot.service as service_module
 from bot.service import Service
-from bot.store.hot import _HOT, HotConnection, plan
+from bot.store.hot import _HOT, HotConnection, PipelinedConnection, plan
 from bot.store.models import InboxMessage, LogEntry, OutboxRow
 from engine.commands import Vote
 
 
 def _pg(db_url: str) -> None:
     if not db_url.startswith("postgresql"):
-        pytest.skip("PostgreSQL only: SQLite runs the hot path through SQLAlchemy")
+        pytest.skip("PostgreSQL only (SQLite: tests/store/test_store_hot_sqlite.py)")
 
 
 def test_every_hot_statement_runs_on_the_driver_as_sqlalchemy_compiles_it(db_url: str) -> None:
@@ -50,7 +50,7 @@ def test_a_duplicate_key_on_the_driver_is_sqlalchemys_integrity_error(db_url: st
                "command": {}, "outcome": "noop", "version": 0, "first_seq": None,
                "last_seq": None, "rejection": None}
         with pytest.raises(IntegrityError), svc.db.write_hot() as conn:
-            assert isinstance(conn, HotConnection)
+            assert isinstance(conn, PipelinedConnection)
             with conn.batch():
                 conn.execute(service_module._INSERT_INBOX, [row])
                 conn.execute(service_module._INSERT_INBOX, [row])
