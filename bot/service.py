@@ -21,7 +21,7 @@ import secrets
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -595,7 +595,7 @@ class Service:
                                   .order_by(LogEntry.seq)))
 
     def _load(self, game_id: str, s: Session | Connection | None = None,
-              head: tuple[Any, ...] | None = None) -> _Loaded:
+              head: Sequence[Any] | None = None) -> _Loaded:
         """`head`: the `_HEAD` columns, read already (by `_PROBE`)."""
         if not GAME_ID.fullmatch(game_id):
             raise UnknownGame(game_id[:70])
