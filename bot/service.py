@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 
 from bot.gametime import DEFAULT_TIME_ZONE, zone
 from bot.render import messages_for, render_event, render_rejection
-from bot.store.codec import decode, encode
+from bot.store.codec import decode, encode, encode_state, state_of
 from bot.store.db import Database
 from bot.store.hot import hot
 from bot.store.models import (
@@ -329,10 +329,6 @@ def tick_message_id(version: int, deadline: Deadline) -> str:
     return f"tick:{deadline.id}@{deadline.due.isoformat()}#v{version}"
 
 
-def state_of(data: Any) -> GameState:
-    return GameState.model_validate(decode(data))
-
-
 def event_of(data: Any) -> Event:
     return parse_event(decode(data))
 
@@ -473,7 +469,7 @@ class Service:
                            time_zone=time_zone, signing_key=signing_key))
                 s.flush()
                 s.add(Snapshot(game_id=game_id, version=state.version, last_seq=len(events),
-                               clock=params["now"], state=encode(state.model_dump()),
+                               clock=params["now"], state=encode_state(state),
                                updated_at=utcnow()))
                 for st in state.seats:
                     contact, forum = (bindings or {}).get(st.seat, (None, None))
@@ -825,7 +821,7 @@ class Service:
         # pipeline; the first error, a duplicate message id on the inbox row, fails it and
         # the transaction as before)
         with _guarded(s, _WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
-                                  "b_clock": clock, "b_state": encode(new.model_dump()),
+                                  "b_clock": clock, "b_state": encode_state(new),
                                   "b_updated_at": stamp}):
             if msg_id is not None:  # a duplicate message id fails here, before the bulk rows
                 s.execute(_INSERT_INBOX, [{
@@ -1057,7 +1053,7 @@ class Service:
         if write and state is not None:
             with self.db.write() as s:
                 s.execute(update(Snapshot).where(Snapshot.game_id == game_id).values(
-                    version=state.version, last_seq=len(rows), state=encode(state.model_dump()),
+                    version=state.version, last_seq=len(rows), state=encode_state(state),
                     updated_at=utcnow()))
                 self._sync_deadlines(s, game_id, snapshot, state)
                 self._sync_cards(s, game_id, snapshot, state)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, Field, TypeAdapter
 
 from engine.clone import SHARED, lazy_field, view
+from engine.exact import EXACT_IN, EXACT_OUT
 
 # The causes the engine itself puts characters out by; a ruleset adds its own
 # (Ruleset.out_causes: a kill, a poison, a shot …).
@@ -256,7 +257,7 @@ def _deadline_order(ruleset: str) -> dict[str, int]:
 class Submission:
     skill: str
     targets: list[int | None] = field(default_factory=list)
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Annotated[dict[str, Any], EXACT_OUT, EXACT_IN] = field(default_factory=dict)
     by: int
     at: datetime
 
@@ -281,7 +282,7 @@ class Night:
     day: int
     slots: dict[str, Slot] = field(default_factory=dict)
     resolved: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
+    data: Annotated[dict[str, Any], EXACT_OUT, EXACT_IN] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -306,7 +307,8 @@ class CorrectionRequest:
 class GameState(BaseModel):
     game_id: str
     ruleset: str
-    options: Annotated[dict[str, Any], SHARED]  # set by new_game, never changed after
+    # set by new_game, never changed after
+    options: Annotated[dict[str, Any], SHARED, EXACT_OUT, EXACT_IN]
     seats: list[Seat]
     schedule: Schedule
     seed: str
@@ -330,8 +332,10 @@ class GameState(BaseModel):
     handover_due: int | None = None  # the out sheriff who owes a successor
     lastwords_due: list[int] = Field(default_factory=list)
     last_words: dict[int, str] = Field(default_factory=dict)
-    news: dict[str, list[Any]] = Field(default_factory=dict)  # since the last public post
-    data: dict[str, Any] = Field(default_factory=dict)  # ruleset-owned game-wide data
+    # since the last public post
+    news: Annotated[dict[str, list[Any]], EXACT_OUT, EXACT_IN] = Field(default_factory=dict)
+    # ruleset-owned game-wide data
+    data: Annotated[dict[str, Any], EXACT_OUT, EXACT_IN] = Field(default_factory=dict)
     version: int = 0
 
     def seat(self, n: int) -> Seat:

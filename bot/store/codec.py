@@ -1,88 +1,32 @@
-"""Exact JSON for engine data: what is decoded equals what was encoded.
-
-Plain `model_dump(mode="json")` is not enough: the engine keeps int-keyed dicts, tuples and
-datetimes in `Any`-typed fields (e.g. anomaly's `night.data["stages"]`), and after a JSON round
-trip those come back as str keys and lists, so the engine would behave differently on a state
-loaded from the database than on the one it produced. Such values are tagged here instead:
-``{"$map": [[k, v], ...]}``, ``{"$tuple": [...]}``, ``{"$dt": iso}``, ``{"$date": iso}``,
-``{"$time": iso}``. Everything else is plain JSON, so the stored rows stay readable.
-"""
+"""Exact JSON for engine data (engine/exact.py): what the store decodes equals what it
+encoded. Commands, events and a game's parameters are stored as `encode(value.model_dump())`;
+a state as `encode_state(state)`, and read back by `state_of` (either form of snapshot)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
 from typing import Any
 
-_TAGS = ("$map", "$tuple", "$dt", "$date", "$time")
+from bot.store.db import RawJSON
+from engine.exact import EXACT, decode, encode
+from engine.model import GameState
+
+__all__ = ["RawJSON", "decode", "encode", "encode_state", "state_of"]
+
+# The key of a snapshot stored in the pydantic form (`encode_state`); a snapshot without it
+# is one stored before, `encode(state.model_dump())`.
+_FORM = "$exact"
 
 
-_PLAIN = frozenset({type(None), bool, int, float, str})
-# Key tuples seen to be all str and none tagged: such a dict is a plain JSON object (only a str
-# equals a str, so a tuple equal to one of these is all str keys too).
-_PLAIN_KEYS: set[tuple[str, ...]] = set()
+def encode_state(state: GameState) -> RawJSON:
+    """The snapshot of `state`: pydantic's own JSON of the state (its typed fields carry their
+    types), the values of its untyped fields tagged as `encode` tags them (engine/exact.py
+    `EXACT`): one serializer pass in pydantic's core instead of a dump, a walk of the whole
+    state in Python and a JSON encoding."""
+    return RawJSON('{"' + _FORM + '":' + state.model_dump_json(context=EXACT) + "}")
 
 
-def encode(value: Any) -> Any:
-    # The hot path of every commit (the whole state): the exact built-in types first, by a
-    # type lookup; anything else (a subclass: a str enum, a datetime) takes the full chain.
-    # A plain leaf is taken as it is without a call for it (most of a state is leaves), and
-    # a dict's keys are checked once per set of keys (a model's dump has the same ones).
-    t = type(value)
-    if t in _PLAIN:
-        return value
-    if t is dict:
-        keys = tuple(value)
-        if keys not in _PLAIN_KEYS:
-            for k in keys:
-                if not isinstance(k, str) or k.startswith("$"):
-                    return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
-            if len(_PLAIN_KEYS) < 4096:
-                _PLAIN_KEYS.add(keys)
-        return {k: v if type(v) in _PLAIN else encode(v) for k, v in value.items()}
-    if t is list:
-        return [v if type(v) in _PLAIN else encode(v) for v in value]
-    return _encode_other(value)
-
-
-def _encode_other(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, datetime):  # before date: a datetime is a date
-        return {"$dt": value.isoformat()}
-    if isinstance(value, date):
-        return {"$date": value.isoformat()}
-    if isinstance(value, time):
-        return {"$time": value.isoformat()}
-    if isinstance(value, list):
-        return [encode(v) for v in value]
-    if isinstance(value, tuple):
-        return {"$tuple": [encode(v) for v in value]}
-    if isinstance(value, dict):
-        if all(isinstance(k, str) and not k.startswith("$") for k in value):
-            return {k: encode(v) for k, v in value.items()}
-        return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
-    raise TypeError(f"cannot store a {type(value).__name__} exactly: {value!r}")
-
-
-def decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if len(value) == 1:
-        (tag, inner), = value.items()
-        if tag == "$map":
-            return {_key(decode(k)): decode(v) for k, v in inner}
-        if tag == "$tuple":
-            return tuple(decode(v) for v in inner)
-        if tag == "$dt":
-            return datetime.fromisoformat(inner)
-        if tag == "$date":
-            return date.fromisoformat(inner)
-        if tag == "$time":
-            return time.fromisoformat(inner)
-    return {k: decode(v) for k, v in value.items()}
-
-
-def _key(k: Any) -> Any:
-    return tuple(k) if isinstance(k, list) else k  # dict keys must stay hashable
+def state_of(data: Any) -> GameState:
+    """The state a snapshot holds, in either form."""
+    if isinstance(data, dict) and len(data) == 1 and _FORM in data:
+        return GameState.model_validate(data[_FORM], context=EXACT)
+    return GameState.model_validate(decode(data))

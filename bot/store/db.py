@@ -42,7 +42,16 @@ class SchemaError(RuntimeError):
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+class RawJSON(str):
+    """A text that is JSON already (a snapshot: bot/store/codec.py `encode_state`): a JSON
+    column's serializer writes it as it is."""
+
+    __slots__ = ()
+
+
 def _dumps(value: Any) -> str:
+    if type(value) is RawJSON:
+        return value
     return _ENCODER.encode(value)
 
 
