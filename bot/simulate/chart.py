@@ -4,6 +4,7 @@ CJK font: the first of CANDIDATES that font_manager finds, else ASCII labels and
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,22 @@ CANDIDATES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Ha
 ASCII = {"wins": "Win rate (95% CI)", "days": "Game length (days)", "games": "Games"}
 
 
-def cjk_font() -> str | None:
-    """The family name of an installed CJK font, or None."""
+def _known_cjk() -> str | None:
     installed = {f.name for f in font_manager.fontManager.ttflist}
     return next((name for name in CANDIDATES if name in installed), None)
+
+
+def cjk_font() -> str | None:
+    """The family name of an installed CJK font, or None."""
+    found = _known_cjk()
+    if found is None:
+        # matplotlib keeps the font list it made the first time it ran (its cache): a font
+        # installed since is not in it until the system's fonts are looked at again
+        for path in font_manager.findSystemFonts():
+            with contextlib.suppress(Exception):  # a file matplotlib cannot read is skipped
+                font_manager.fontManager.addfont(path)
+        found = _known_cjk()
+    return found
 
 
 def draw(doc: dict[str, Any], path: str | Path) -> str | None:

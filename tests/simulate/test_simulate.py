@@ -4,6 +4,7 @@ per-seat views, the heuristic wolves, the Wilson interval. A handful of games ea
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import math
 from datetime import datetime
@@ -212,4 +213,22 @@ def test_chart_finds_a_cjk_font_when_one_is_installed() -> None:
     installed = {f.name for f in font_manager.fontManager.ttflist}
     if not installed & set(chart.CANDIDATES):
         pytest.skip("no CJK font on this machine (.ci/run installs fonts-wqy-microhei)")
+    assert chart.cjk_font() in chart.CANDIDATES
+
+
+def test_chart_finds_a_cjk_font_installed_after_matplotlib_made_its_font_list(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from matplotlib import font_manager
+
+    from bot.simulate import chart
+
+    on_disk = set()
+    for path in font_manager.findSystemFonts():
+        with contextlib.suppress(Exception):
+            on_disk.add(font_manager.get_font(path).family_name)
+    if not on_disk & set(chart.CANDIDATES):
+        pytest.skip("no CJK font on this machine (.ci/run installs fonts-wqy-microhei)")
+    # matplotlib's cached list, made before the font was installed
+    stale = [f for f in font_manager.fontManager.ttflist if f.name not in chart.CANDIDATES]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)
     assert chart.cjk_font() in chart.CANDIDATES
