@@ -143,6 +143,14 @@ def plan(stmt: Any, dialect: Any, keys: tuple[str, ...] | None) -> _Plan | None:
                  isinstance(stmt, Insert))
 
 
+def _run(cur: Any, p: _Plan, args: Any, many: bool) -> None:
+    """Statement `p` on a cursor, with one parameter row or many."""
+    if many:
+        cur.executemany(p.sql, args)
+    else:
+        cur.execute(p.sql, args)
+
+
 class _Result:
     """What the hot path reads of a result: `first()`, iteration, `scalar()`, `rowcount`."""
 
@@ -397,16 +405,10 @@ class PipelinedConnection(HotConnection):
             return super()._send(p, args, many)
         if p.insert:  # one cursor for them all (its row count is not theirs: -1)
             cur = self._sink_cursor()
-            if many:
-                cur.executemany(p.sql, args)
-            else:
-                cur.execute(p.sql, args)
+            _run(cur, p, args, many)
             return _Result(cur, [], p)
         cur = self.raw.cursor()
-        if many:
-            cur.executemany(p.sql, args)
-        else:
-            cur.execute(p.sql, args)
+        _run(cur, p, args, many)
         return _Result(cur, None, p, self)
 
     def _forget(self) -> None:

@@ -72,3 +72,25 @@ def first_post_commitment(service: Service, game_id: str) -> str:
     found = re.search(r"[0-9a-f]{64}", text)
     assert found, text
     return found.group()
+
+
+def count(service: Service, model: type, **where: object) -> int:
+    """Rows of `model` whose columns equal `where`."""
+    from sqlalchemy import func, select
+
+    with service.db.read() as s:
+        q = select(func.count()).select_from(model)
+        for k, v in where.items():
+            q = q.where(getattr(model, k) == v)
+        return int(s.scalar(q) or 0)
+
+
+def hot_plan(stmt: Any, dialect: Any) -> tuple[Any, Any]:
+    """A hot statement's plan (bot.store.hot.plan) and SQLAlchemy's own compilation of it for
+    the same columns (an INSERT: every column but the id)."""
+    from bot.store.hot import plan
+
+    keys = (tuple(c.key for c in stmt.table.columns if c.key != "id") if stmt.is_insert
+            else None)
+    return (plan(stmt, dialect, keys),
+            stmt.compile(dialect=dialect, column_keys=list(keys) if keys else None))

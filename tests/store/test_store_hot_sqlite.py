@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from storehelp import at, classic_game, feed, random_games
+from storehelp import at, classic_game, count, feed, hot_plan, random_games
 
 import bot.service as service_module
 import bot.store.hot as hot_module
@@ -54,14 +54,6 @@ def trace(svc: Service) -> list[str]:
     return sent
 
 
-def count(svc: Service, model: Any, **where: Any) -> int:
-    with svc.db.read() as s:
-        q = select(func.count()).select_from(model)
-        for k, v in where.items():
-            q = q.where(getattr(model, k) == v)
-        return int(s.scalar(q) or 0)
-
-
 def test_every_hot_statement_plans_as_sqlalchemy_compiles_it_for_sqlite(svc: Service) -> None:
     assert svc.db.hot
     dialect = svc.db.engine.dialect
@@ -69,12 +61,8 @@ def test_every_hot_statement_plans_as_sqlalchemy_compiles_it_for_sqlite(svc: Ser
     hot: list[Any] = [s for s in _HOT.values() if s not in refusals]
     assert len(hot) >= 15
     for stmt in hot:
-        keys = None
-        if stmt.is_insert:
-            keys = tuple(c.key for c in stmt.table.columns if c.key != "id")
-        p = plan(stmt, dialect, keys)
+        p, compiled = hot_plan(stmt, dialect)
         assert p is not None, stmt
-        compiled = stmt.compile(dialect=dialect, column_keys=list(keys) if keys else None)
         assert compiled.positional and p.order is not None  # sqlite3's `?`
         assert p.sql == compiled.string
     # a statement with a bound literal is left to SQLAlchemy

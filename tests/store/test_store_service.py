@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-from sqlalchemy import func, select
-from storehelp import at, classic_game, random_games
+from sqlalchemy import select
+from storehelp import at, classic_game, count, random_games
 
 from bot.service import Service, state_of
 from bot.store.codec import decode, encode
@@ -23,14 +23,6 @@ from bot.store.models import (
 from engine import handle
 from engine.commands import JudgeCard, JudgeEnd, JudgePause, JudgeResume, Tick, Vote
 from engine.events import Rejection
-
-
-def count(service: Service, model: type, **where: object) -> int:
-    with service.db.read() as s:
-        q = select(func.count()).select_from(model)
-        for k, v in where.items():
-            q = q.where(getattr(model, k) == v)
-        return int(s.scalar(q) or 0)
 
 
 def test_create_game_writes_everything_in_one_go(service: Service) -> None:
