@@ -191,7 +191,8 @@ def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from bot.chat.demo import run_demo
 
-    return run_demo(ruleset=args.ruleset, seed=args.seed, out=sys.stdout)
+    return run_demo(ruleset=args.ruleset, seed=args.seed, out=sys.stdout,
+                    options=args.option)
 
 
 def _option_pair(text: str) -> tuple[str, object]:
@@ -291,6 +292,9 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                                     "the console transcript (temporary SQLite, no set-up)")
     p.add_argument("--ruleset", choices=("classic", "anomaly"), default="classic")
     p.add_argument("--seed", type=int, default=1, help="the scripted players' choices")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="another option of the game (as 新游戏 takes it), e.g. "
+                        "public.channel=room; repeatable")
     p.set_defaults(func=_demo)
     p = sub.add_parser("migrate", help="create or upgrade the database schema to the latest")
     db_option(p)

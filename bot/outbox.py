@@ -7,28 +7,104 @@ message id). The transport must therefore be idempotent on the dedupe key (drop 
 already delivered) for a player never to see a message twice; no two different rows ever
 exist for the same event and recipient (the key is unique in the table).
 
-Messages to one recipient go out in the order they were written: once a row for a recipient
-fails or waits for its retry, the later rows for that recipient wait too. A row whose
-recipient is not bound yet (no contact for the seat, no room, no judge) waits until it is.
-One deliverer per database (or per hosting account's games, with `game_ids`) at a time.
+One message per recipient per step: the rows that the handling of one incoming message (or of
+one deadline) writes are held (`turn`) until it ends, then merged into one row per recipient,
+its texts in the order they were written (`seal`). A merged row keeps its first row's key, in
+one transaction: a restart never sends a merged text twice, or half of it. A turn that never
+ends (a crash) lets its rows go after TURN_HOLD, as they were.
+
+The queue's order: each recipient's messages go in the order they were written; among
+recipients, whoever is owed an answer to their own command (`priority` 0: a receipt, a
+refusal, `帮助`, `状态`) goes before any queued broadcast, room post or reminder; then DMs and
+the judge's before room posts, room posts before public ones, oldest first. With a transport
+that takes time to send (WeChat: one send per pacing interval), the order is worked out again
+before every send, so an answer written during a burst leaves next. A summary (`priority` 2:
+the judge's `报名 7/12`) waits for its time without holding back its recipient's later
+messages. Once a row for a recipient fails or waits for its retry, the later rows for that
+recipient wait too. A row whose recipient is not bound yet (no contact for the seat, no room,
+no judge) waits until it is. One deliverer per database (or per hosting account's games, with
+`game_ids`) at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol, cast
 
-from sqlalchemy import CursorResult, case, select, update
+from sqlalchemy import CursorResult, delete, select, update
+from sqlalchemy.orm import Session
 
-from bot.service import utcnow
+from bot.clock import utcnow
 from bot.store.db import Database
 from bot.store.models import Game, OutboxRow, Player, Room
 
+REPLY, NORMAL, DIGEST = 0, 1, 2  # OutboxRow.priority
+TURN_HOLD = timedelta(minutes=2)  # a turn's rows go out as they are after this, if never sealed
+_TURN: ContextVar[str | None] = ContextVar("outbox_turn", default=None)
 BACKOFF_BASE = timedelta(seconds=5)
 BACKOFF_MAX = timedelta(hours=1)
 GIVE_UP_AFTER = 6  # failed tries (about 2.5 minutes) before the judge is told
+
+
+# turns ---------------------------------------------------------------------------------------
+def current_turn() -> str | None:
+    return _TURN.get()
+
+
+def hold(now: datetime) -> tuple[str | None, datetime]:
+    """A new row's `turn` and `next_attempt_at`: held until the current turn ends, if any."""
+    key = _TURN.get()
+    return (key, now + TURN_HOLD) if key is not None else (None, now)
+
+
+@contextmanager
+def turn(db: Database, key: str, after: Callable[[], None] | None = None) -> Iterator[None]:
+    """Everything written to the outbox inside goes out, merged per recipient, when the block
+    ends (then `after` runs: a delivery). Inside another turn it is part of that one."""
+    if _TURN.get() is not None:
+        yield
+        return
+    key = key[:160]
+    token = _TURN.set(key)
+    try:
+        yield
+    finally:
+        _TURN.reset(token)
+        with db.write() as s:
+            seal(s, key)
+        if after is not None:
+            after()
+
+
+def seal(s: Session, key: str) -> int:
+    """End turn `key`: its held rows, one per recipient (the first row's key, texts in
+    order, the highest priority), released. Returns how many rows remain."""
+    now = utcnow()
+    rows = [r for r in s.scalars(select(OutboxRow).where(
+        OutboxRow.turn == key, OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id))
+        if r.next_attempt_at > now]  # a row released by its hold may be on its way already
+    if not rows:
+        return 0
+    known = _addresses(s, {r.game_id for r in rows})
+    merged: dict[tuple[str, object], list[OutboxRow]] = {}
+    for r in rows:
+        address = r.address or known.get((r.game_id, r.target))
+        where = "room" if r.channel in ("group", "public") else "dm"
+        merged.setdefault((where, address or (r.game_id, r.target)), []).append(r)
+    for group in merged.values():
+        first, rest = group[0], group[1:]
+        if rest:
+            first.text = "\n".join(r.text for r in group)
+            first.priority = min(r.priority for r in group)
+            if any(r.target != first.target or r.game_id != first.game_id for r in rest):
+                first.address = first.address or known.get((first.game_id, first.target))
+            s.execute(delete(OutboxRow).where(OutboxRow.id.in_([r.id for r in rest])))
+        first.next_attempt_at = now
+    return len(merged)
 
 
 @dataclass(frozen=True)
@@ -64,74 +140,127 @@ def backoff(attempts: int) -> timedelta:
     return min(BACKOFF_MAX, BACKOFF_BASE * (2 ** max(0, attempts - 1)))
 
 
-def _addresses(db: Database, game_ids: set[str | None]
+def _addresses(s: Session, game_ids: set[str | None]
                ) -> dict[tuple[str | None, str], str]:
+    """Where each game target is now: a seat's contact, a room's id, the game's judge."""
     out: dict[tuple[str | None, str], str] = {}
-    with db.read() as s:
-        for gid, seat, contact in s.execute(select(Player.game_id, Player.seat,
-                                                   Player.contact_id)
-                                            .where(Player.game_id.in_(game_ids))):
-            if contact:
-                out[(gid, f"seat:{seat}")] = contact
-        for gid, name, room in s.execute(select(Room.game_id, Room.name, Room.room_id)
-                                         .where(Room.game_id.in_(game_ids))):
-            out[(gid, "public" if name == "public" else f"group:{name}")] = room
-        for gid, judge in s.execute(select(Game.id, Game.judge_contact)
-                                    .where(Game.id.in_(game_ids))):
-            if judge:
-                out[(gid, "judge")] = judge
+    ids = [g for g in game_ids if g is not None]
+    if not ids:
+        return out
+    for gid, seat, contact in s.execute(select(Player.game_id, Player.seat, Player.contact_id)
+                                        .where(Player.game_id.in_(ids))):
+        if contact:
+            out[(gid, f"seat:{seat}")] = contact
+    for gid, name, room in s.execute(select(Room.game_id, Room.name, Room.room_id)
+                                     .where(Room.game_id.in_(ids))):
+        out[(gid, "public" if name == "public" else f"group:{name}")] = room
+    for gid, judge in s.execute(select(Game.id, Game.judge_contact).where(Game.id.in_(ids))):
+        if judge:
+            out[(gid, "judge")] = judge
     return out
 
 
-def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
-            game_ids: Iterable[str] | None = None, limit: int = 1000) -> DeliveryReport:
-    now = now or utcnow()
-    report = DeliveryReport()
-    with db.read() as s:
-        # Secrets first (issue 9): DMs (role cards, night feedback, replies) and the judge's
-        # before room posts, room posts before public ones; each recipient's in order.
-        first = case((OutboxRow.channel.in_(("dm", "judge")), 0),
-                     (OutboxRow.channel == "group", 1), else_=2)
-        q = select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(first, OutboxRow.id)
-        if game_ids is not None:
-            q = q.where(OutboxRow.game_id.in_(list(game_ids)))
-        rows = list(s.scalars(q.limit(limit)))
-    if not rows:
-        return report
-    known = _addresses(db, {r.game_id for r in rows})
-    blocked: set[tuple[str | None, str]] = set()
+_CHANNEL_ORDER = {"dm": 0, "judge": 0, "group": 1}  # then public: secrets first (issue 9)
+
+
+def plan(rows: Iterable[OutboxRow], known: dict[tuple[str | None, str], str], now: datetime,
+         blocked: set[tuple[str | None, str]] | None = None
+         ) -> tuple[list[tuple[OutboxRow, str]], int]:
+    """The rows that may go now, in the order they should, with their addresses; and how many
+    wait. `rows`: unsent, in the order they were written; `blocked`: recipients whose
+    messages wait (a send to them failed just now)."""
+    queues: dict[tuple[str | None, str], list[OutboxRow]] = {}
     for row in rows:
-        who = (row.game_id, row.target)
-        address = row.address or known.get(who)
-        if who in blocked or row.next_attempt_at > now or address is None:
-            blocked.add(who)  # keep this recipient's messages in order
-            report.waiting += 1
-            continue
-        msg = OutgoingMessage(row.dedupe_key, row.game_id, row.channel, row.target, address,
-                              row.text)
-        try:
-            if getattr(sender, "instant", False):
-                if not _send_and_mark(db, sender, msg, row, now):
-                    continue  # another deliverer took it meanwhile
-                report.sent += 1
+        queues.setdefault((row.game_id, row.target), []).append(row)
+    ready: list[tuple[tuple[int, int, int], OutboxRow, str]] = []
+    waiting = 0
+    for who, queue in queues.items():
+        out: list[tuple[OutboxRow, str]] = []
+        stop = blocked is not None and who in blocked
+        for row in queue:
+            address = row.address or known.get(who)
+            if not stop and row.priority == DIGEST and row.next_attempt_at > now:
+                waiting += 1  # a summary waiting for its time holds nobody back
                 continue
-            sender.send(msg)
-        except Exception as exc:  # a transport failure: retry later (a crash is not caught)
-            blocked.add(who)
-            report.failed += 1
+            if stop or row.next_attempt_at > now or address is None:
+                stop = True  # keep this recipient's messages in order
+                waiting += 1
+                continue
+            out.append((row, address))
+        if out:
+            # The recipient's rank: owed an answer first, then secrets first (issue 9). All
+            # its rows share it, so sorting by (rank, id) keeps each recipient's order.
+            rank = min(r.priority for r, _ in out)
+            channel = _CHANNEL_ORDER.get(out[0][0].channel, 2)
+            ready.extend(((rank, channel, row.id), row, address) for row, address in out)
+    ready.sort(key=lambda item: item[0])
+    return [(row, address) for _, row, address in ready], waiting
+
+
+def _pending(db: Database, game_ids: list[str] | None, limit: int
+             ) -> tuple[list[OutboxRow], dict[tuple[str | None, str], str]]:
+    with db.read() as s:
+        q = select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id)
+        if game_ids is not None:
+            q = q.where(OutboxRow.game_id.in_(game_ids))
+        rows = list(s.scalars(q.limit(limit)))
+        for row in rows:
+            s.expunge(row)
+        known = _addresses(s, {r.game_id for r in rows}) if rows else {}
+    return rows, known
+
+
+def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
+            game_ids: Iterable[str] | None = None, limit: int = 1000,
+            stop: Callable[[], bool] | None = None) -> DeliveryReport:
+    """Send what is due, in the queue's order (the module's docstring). A transport that is
+    not `instant` sends one row at a time and the order is worked out again before each send;
+    `stop`: asked before each send, True ends the delivery (the rest stays unsent)."""
+    report = DeliveryReport()
+    ids = list(game_ids) if game_ids is not None else None
+    instant = getattr(sender, "instant", False)
+    blocked: set[tuple[str | None, str]] = set()
+    while True:
+        when = now or utcnow()
+        rows, known = _pending(db, ids, limit)
+        order, report.waiting = plan(rows, known, when, blocked)
+        if not order:
+            return report
+        for row, address in (order if instant else order[:1]):
+            if stop is not None and stop():
+                return report
+            who = (row.game_id, row.target)
+            if who in blocked:
+                continue
+            msg = OutgoingMessage(row.dedupe_key, row.game_id, row.channel, row.target,
+                                  address, row.text)
+            try:
+                if instant:
+                    if _send_and_mark(db, sender, msg, row, when):
+                        report.sent += 1
+                    continue  # (False: another deliverer took it meanwhile)
+                sender.send(msg)
+            except Exception as exc:  # a transport failure: retry later (a crash is not caught)
+                blocked.add(who)
+                report.failed += 1
+                _failed(db, row, address, exc, when)
+                continue
             with db.write() as s:
                 s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
-                    attempts=row.attempts + 1, next_attempt_at=now + backoff(row.attempts + 1),
-                    last_error=f"{type(exc).__name__}: {exc}"[:2000], address=address))
-                if (row.attempts + 1 == GIVE_UP_AFTER and row.target != "judge"
-                        and row.game_id is not None):  # a game's judge to tell
-                    s.add(_judge_alert(row, address, now))
-            continue
-        with db.write() as s:
-            s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
-                **_sent(row, address, now)))
-        report.sent += 1
-    return report
+                    **_sent(row, address, when)))
+            report.sent += 1
+        if instant:
+            return report
+
+
+def _failed(db: Database, row: OutboxRow, address: str, exc: Exception, now: datetime) -> None:
+    with db.write() as s:
+        s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
+            attempts=row.attempts + 1, next_attempt_at=now + backoff(row.attempts + 1),
+            last_error=f"{type(exc).__name__}: {exc}"[:2000], address=address))
+        if (row.attempts + 1 == GIVE_UP_AFTER and row.target != "judge"
+                and row.game_id is not None):  # a game's judge to tell
+            s.add(_judge_alert(row, address, now))
 
 
 def _judge_alert(row: OutboxRow, address: str, now: datetime) -> OutboxRow:

@@ -14,7 +14,7 @@ def _templates(ruleset: str) -> dict[str, dict[str, Any]]:
     common = load("common", "templates")
     own = load(ruleset, "templates") if ruleset != "common" else {}
     return {part: {**common.get(part, {}), **own.get(part, {})}
-            for part in ("events", "rejections")}
+            for part in ("events", "rejections", "judge")}
 
 
 def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
@@ -66,7 +66,24 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["reason_text"] = w["end_reason"].format(reason=data["reason"]) if data.get(
         "reason") and isinstance(data["reason"], str) else ""
     f["reconfirm"] = w["reconfirm_answered"] if data.get("answered") else w["reconfirm_new"]
+    # Internal keys a person may read about, in words (a duty, a cause, a random pick's
+    # purpose, a waiver): never the key itself.
+    duty = data.get("duty", data.get("reason"))
+    f["duty_name"] = _word(w["duties"], duty)
+    f["cause_name"] = _word(w["causes"], data.get("cause"))
+    f["purpose_name"] = _word(w["purposes"], data.get("purpose"))
+    f["waiver_name"] = _word(w["waivers"], data.get("waiver"))
+    effective = data.get("effective") or {}
+    f["ballots_text"] = w["separator"].join(
+        w["ballot"].format(voter=w["seat"].format(n=v), target=w["abstain"] if t is None
+                           else w["seat"].format(n=t))
+        for v, t in sorted(effective.items(), key=lambda kv: int(kv[0]))) or w["no_votes"]
     return f
+
+
+def _word(table: dict[str, str], key: Any) -> str:
+    """A key's wording, or the table's default (never the key: it is an identifier)."""
+    return table.get(str(key), table["default"]) if key is not None else table["default"]
 
 
 def _pick(template: Any, fields: dict[str, Any]) -> str:
@@ -90,6 +107,30 @@ def render_rejection(rejection: Rejection, ruleset: str) -> str:
     template = _templates(ruleset)["rejections"].get(
         rejection.code, _templates(ruleset)["rejections"]["unknown"])
     return template.format(**_fields(rejection.data, ruleset))
+
+
+def render_for_judge(event: Event, ruleset: str) -> str:
+    """The event as the judge's feed words it (bot/feed.py). A ruleset's `judge:` template
+    speaks of the seats in the third person; an empty one hides the event (it repeats what
+    the feed's line for the command says). Without one, a public or judge-only event reads as
+    the table reads it, and a private one is prefixed with whom it was told."""
+    templates = _templates(ruleset)
+    fields = _fields(event.data, ruleset)
+    w = load("common", "templates")["words"]
+    aud = event.audience
+    fields["to"] = w["separator"].join(w["seat"].format(n=n) for n in aud.seats) or w["nobody"]
+    own = templates["judge"].get(event.type)
+    if own is not None:
+        return _pick(own, fields).format(**fields)
+    text = render_event(event, ruleset)
+    if not text or aud.public or not aud.seats:
+        return text
+    return w["told"].format(to=fields["to"], text=text)
+
+
+def has_judge_wording(event: Event, ruleset: str) -> bool:
+    """Whether the ruleset words this event for the judge in a way of its own."""
+    return event.type in _templates(ruleset)["judge"]
 
 
 def messages_for(event: Event, seat: int, ruleset: str) -> str | None:

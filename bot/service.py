@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import date, datetime, time
 from typing import Any, Literal, cast
 
 from pydantic import TypeAdapter
@@ -32,8 +32,12 @@ from sqlalchemy import Connection, Table, bindparam, delete, func, insert, selec
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
+from bot.clock import utcnow
+from bot.feed import DEFAULT_FEED, describe_command
 from bot.gametime import DEFAULT_TIME_ZONE, zone
-from bot.render import messages_for, render_event, render_rejection
+from bot.outbox import NORMAL, REPLY, hold, turn
+from bot.render import render_rejection
+from bot.router import NOBODY, Asker, RoomsView, route
 from bot.store.codec import decode, encode, encode_state, state_of
 from bot.store.db import Database
 from bot.store.hot import hot
@@ -62,24 +66,11 @@ MAX_RECONNECTS = 3  # new connections for one command whose connection was found
 Status = Literal["accepted", "rejected", "noop"]
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # fits games.id, never a path
 MAX_ID = 128  # inbox.msg_id, inbox.sender, players.contact_id
 # Vote modes a player may send for their own seat; the others ("correct": the judge's own
 # correction entry, "void": a malformed forum post) are entered by a judge.
 PLAYER_VOTE_MODES = frozenset({"vote", "change", "request_correct"})
-
-
-# Public events told to every seat by DM where the game has no public room, and those told
-# to every seat by DM always (CHAT.md: at the end every player is told).
-BROADCAST = frozenset({
-    "GameCreated", "DayOpened", "NightStarted", "VoteResult", "Exiled", "RevoteOpened",
-    "NoSheriff", "SheriffChanged", "RedCard", "YellowCardPublic", "CampSurrendered",
-    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed"})
-EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 
 
 class UnknownGame(LookupError):
@@ -134,6 +125,8 @@ class _Loaded:
     # checked against (a rebuild may write another state under the same version).
     stamp: datetime | None = None
     judge_contact: str | None = None
+    judge_feed: str = DEFAULT_FEED
+    dm_out: bool = False
 
 
 # The pipeline's hot path runs core statements on the tables, built once here: no ORM unit of
@@ -146,7 +139,8 @@ OUTBOX = cast(Table, OutboxRow.__table__)
 DEADLINES = cast(Table, DeadlineRow.__table__)
 CARDS = cast(Table, Card.__table__)
 _HEAD = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
-                SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact)
+                SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact,
+                GAMES.c.judge_feed, GAMES.c.dm_out)
          .join(GAMES, GAMES.c.id == SNAPSHOTS.c.game_id)
          .where(SNAPSHOTS.c.game_id == bindparam("gid")))
 _FULL = _HEAD.add_columns(SNAPSHOTS.c.state)
@@ -158,6 +152,7 @@ PLAYERS = cast(Table, Player.__table__)
 # none). On PostgreSQL every statement is a round trip: this was three of them.
 _PROBE = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
                  SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact,
+                 GAMES.c.judge_feed, GAMES.c.dm_out,
                  select(PLAYERS.c.seat).where(PLAYERS.c.game_id == bindparam("gid"),
                                               PLAYERS.c.contact_id == bindparam("contact"))
                  .scalar_subquery().label("seat"),
@@ -378,6 +373,22 @@ class Service:
         # True when it changed the game first (the forum vote thread's reading at the close,
         # bot/forum), and the deadline is then looked at again.
         self.before_tick: list[Callable[[str, Deadline], bool]] = []
+        # Told when a turn ends (its messages are merged and released): a delivery.
+        self.turn_ended: list[Callable[[], None]] = []
+
+    @contextmanager
+    def turn(self, key: str) -> Iterator[None]:
+        """The handling of one incoming message or one deadline (bot/outbox.py): everything
+        it sends goes out when it ends, one message per recipient."""
+        with turn(self.db, key, after=self._turn_ended):
+            yield
+
+    def _turn_ended(self) -> None:
+        for hook in list(self.turn_ended):
+            try:
+                hook()
+            except Exception:  # the rows are sealed; a failed delivery is retried later
+                log.exception("turn_ended hook failed")
 
     def _committed(self, game_id: str, state: GameState | None = None,
                    events: tuple[Event, ...] = ()) -> None:
@@ -424,11 +435,14 @@ class Service:
                     host: str | None = None, first_open: datetime | None = None,
                     day_minutes: int | None = None, night_minutes: int | None = None,
                     time_zone: str = DEFAULT_TIME_ZONE,
-                    signing_key: str | None = None) -> Outcome:
+                    signing_key: str | None = None, judge_feed: str = DEFAULT_FEED,
+                    dm_out: bool = False) -> Outcome:
         """Deal and start a game. `bindings`: seat -> (WeChat contact id, forum account);
         `rooms`: "public" or a group name -> room id. `first_open`, `day_minutes`,
         `night_minutes`: a fast game (engine.model.Schedule). `time_zone`: the IANA zone of the
-        game's wall clock (all the game's times are wall-clock times in it). Creating the same
+        game's wall clock (all the game's times are wall-clock times in it). `judge_feed`: how
+        much the judge hears by DM (bot/feed.py); `dm_out`: whether seats that are out still get
+        the public announcements by DM (bot/router.py). Creating the same
         game (same parameters) again returns the first outcome, marked duplicate.
 
         `seed`: leave it out. The bot draws 256 bits from the operating system's CSPRNG
@@ -466,6 +480,7 @@ class Service:
                 s.add(Game(id=game_id, ruleset=ruleset, params=encode(params),
                            commitment=created.data["commitment"], status="active",
                            host=host, judge_contact=judge_contact, created_at=utcnow(),
+                           judge_feed=judge_feed, dm_out=dm_out,
                            time_zone=time_zone, signing_key=signing_key))
                 s.flush()
                 s.add(Snapshot(game_id=game_id, version=state.version, last_seq=len(events),
@@ -479,7 +494,8 @@ class Service:
                 for name, room_id in (rooms or {}).items():
                     s.add(Room(game_id=game_id, name=name, room_id=room_id))
                 s.flush()
-                self._append(s, game_id, state, 0, events, None, params["now"], None)
+                self._append(s, game_id, state, 0, events, None, params["now"], None,
+                             feed=judge_feed, dm_out=dm_out)
                 self._sync_deadlines(s, game_id, None, state)
         except (GameExists, IntegrityError):
             with self.db.read() as s:
@@ -603,13 +619,14 @@ class Service:
         if head is None:
             self.forget(game_id)
             raise UnknownGame(game_id)
-        version, last_seq, clock, stamp, ruleset, judge = head
+        version, last_seq, clock, stamp, ruleset, judge, feed, dm_out = head
         hit = self._cache.get(game_id)
         if hit is not None and (hit.version, hit.last_seq, hit.stamp) == (
                 version, last_seq, stamp):
-            if hit.judge_contact != judge or hit.clock != clock:
+            if (hit.judge_contact, hit.judge_feed, hit.dm_out, hit.clock) != (
+                    judge, feed, dm_out, clock):
                 hit = _Loaded(game_id, ruleset, hit.state, version, last_seq, clock, stamp,
-                              judge)
+                              judge, feed, dm_out)
             self._remember(hit)  # and the most recently used
             return hit
         # One statement for the state and its version: under READ COMMITTED a second read
@@ -617,9 +634,9 @@ class Service:
         full = s.execute(_FULL, {"gid": game_id}).first()
         if full is None:
             raise UnknownGame(game_id)
-        version, last_seq, clock, stamp, ruleset, judge, data = full
+        version, last_seq, clock, stamp, ruleset, judge, feed, dm_out, data = full
         loaded = _Loaded(game_id, ruleset, state_of(data), version, last_seq, clock, stamp,
-                         judge)
+                         judge, feed, dm_out)
         self._remember(loaded)
         return loaded
 
@@ -693,18 +710,19 @@ class Service:
                             code="not_permitted")
                     else:
                         result = handle(loaded.state, cmd, at)
+                    asker = _asker(cmd, sender, seat, loaded.judge_contact, self.judges)
                     if one:
                         if self.before_write is not None:
                             self.before_write()
                         out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
-                                                  sender)
+                                                  sender, asker)
                         sent = True  # the block ends: the COMMIT
                 if not one:
                     if self.before_write is not None:
                         self.before_write()
                     with self.db.write_core() as conn:
                         out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
-                                                  sender)
+                                                  sender, asker)
                 if after is not None:  # committed: the state written is the one to cache
                     self._remember(after)
                 if out.accepted:
@@ -758,7 +776,7 @@ class Service:
                 row.i_last_seq, row.i_rejection))
             if seen is not None:
                 return seen
-        return self._load(game_id, s, tuple(row[:6])), row.seat
+        return self._load(game_id, s, tuple(row[:8])), row.seat
 
     def _permitted(self, game_id: str, cmd: Command, sender: str,
                    judge_contact: str | None, seat: int | None) -> bool:
@@ -778,7 +796,8 @@ class Service:
 
     def _commit(self, s: Connection, old: _Loaded, cmd: Command,
                 result: tuple[GameState, list[Event]] | Rejection, now: datetime,
-                msg_id: str | None, sender: str | None) -> tuple[Outcome, _Loaded | None]:
+                msg_id: str | None, sender: str | None, asker: Asker = NOBODY
+                ) -> tuple[Outcome, _Loaded | None]:
         """The write transaction of one command; also what the snapshot now holds, for the
         cache (None: the snapshot row did not change, the cached entry stays right)."""
         gid = old.game_id
@@ -830,22 +849,26 @@ class Service:
                     "first_seq": first, "last_seq": last, "rejection": None}])
             self._append(s, gid, new, new.version, events, cmd, now, msg_id,
                          seq0=old.last_seq, phase=old.state.phase, body=body,
-                         judge_contact=old.judge_contact)
+                         judge_contact=old.judge_contact, feed=old.judge_feed, asker=asker,
+                         before=old.state, dm_out=old.dm_out)
             self._sync_deadlines(s, gid, old.state, new)
             self._sync_cards(s, gid, old.state, new)
             if new.over:  # won, or ended by the judge (the seed is out either way), or halted
                 s.execute(_FINISH, {"gid": gid, "b_status": "halted" if new.halted else "over",
                                     "b_winner": new.winner})
         after = _Loaded(gid, old.ruleset, new, new.version, last, clock, stamp,
-                        old.judge_contact)
+                        old.judge_contact, old.judge_feed, old.dm_out)
         return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new), after
 
     # writing helpers ---------------------------------------------------------------------------
     def _append(self, s: Session | Connection, gid: str, state: GameState, version: int,
                 events: list[Event], cmd: Command | None, now: datetime, msg_id: str | None, *,
                 seq0: int = 0, phase: str = "SETUP", body: Any = None,
-                judge_contact: str | None | _Unread = UNREAD) -> None:
-        """Log rows (the command, then its events) and their outbox rows."""
+                judge_contact: str | None | _Unread = UNREAD, feed: str = DEFAULT_FEED,
+                asker: Asker = NOBODY, before: GameState | None = None,
+                dm_out: bool = False) -> None:
+        """Log rows (the command, then its events) and their outbox rows. `before`: the
+        state the command was applied to (what a tick fired is read from it)."""
         rows: list[dict[str, Any]] = []
         seq = seq0
         if cmd is not None:
@@ -863,59 +886,39 @@ class Service:
                          "body": encode(ev.model_dump()), "msg_id": msg_id})
         if rows:
             s.execute(_INSERT_EVENTS, rows)
-        self._outbox(s, gid, state, events, head, cmd, version, judge_contact)
+        self._outbox(s, gid, state, events, head, cmd, judge_contact, feed, asker, before,
+                     dm_out)
 
     def _outbox(self, s: Session | Connection, gid: str, state: GameState, events: list[Event],
-                head: int, cmd: Command | None, version: int,
-                judge_contact: str | None | _Unread = UNREAD) -> None:
-        ruleset = state.ruleset
-        rooms: dict[str, str] = {}
-        room_seats: dict[str, set[int]] = {}
+                head: int, cmd: Command | None, judge_contact: str | None | _Unread,
+                feed: str, asker: Asker, before: GameState | None, dm_out: bool) -> None:
+        """The commit's messages (bot/router.py), one outbox row each."""
+        rooms = RoomsView()
         if any(ev.audience.group or ev.audience.public for ev in events):
             # both sent before either is read (in a PostgreSQL pipeline: one round trip)
             found = s.execute(_ROOMS, {"gid": gid})
             members = None if isinstance(judge_contact, _Unread) else s.execute(
                 _ROOM_MEMBERS, {"gid": gid})
-            rooms = {name: room_id for name, room_id in found}
-            room_seats = _room_seats(s, gid, self.judges, judge_contact, members)
+            names = frozenset(name for name, _ in found)
+            seats = _room_seats(s, gid, self.judges, judge_contact, members)
+            rooms = RoomsView(names, {k: frozenset(v) for k, v in seats.items()})
+        deadline = parent = None
+        if isinstance(cmd, Tick) and before is not None:
+            deadline = before.deadline(cmd.deadline_id)
+            if deadline is not None and deadline.parent:
+                parent = before.deadline(deadline.parent)
+        messages = route(gid, state, events, head=head, cmd=cmd, rooms=rooms, feed=feed,
+                         asker=asker, deadline=deadline, parent=parent, dm_out=dm_out)
+        if not messages:
+            return
         created = utcnow()
-        rows: list[dict[str, Any]] = []
-
-        def add(seq: int, channel: str, target: str, text: str) -> None:
-            if text:
-                rows.append({"dedupe_key": f"{gid}/{seq}/{target}", "game_id": gid, "seq": seq,
-                             "channel": channel, "target": target, "address": None,
-                             "text": text, "created_at": created, "attempts": 0,
-                             "next_attempt_at": created, "sent_at": None,
-                             "last_error": None})
-
-        digest: list[str] = []
-        for i, ev in enumerate(events):
-            seq = head + i + 1
-            aud = ev.audience
-            text = render_event(ev, ruleset)
-            digest.append(text or f"〔{ev.type}〕{_brief(ev.data)}")
-            if aud.public:
-                if "public" in rooms:
-                    add(seq, "public", "public", text)
-                # No public room (a forum game): the announcements go to every seat by DM,
-                # in or out; the rest is the forum's (the judge has it in the digest).
-                if ev.type in EVERY_SEAT or ("public" not in rooms and ev.type in BROADCAST):
-                    for st in state.seats:
-                        add(seq, "dm", f"seat:{st.seat}", text)
-            elif aud.group is not None and aud.group in rooms and room_seats.get(
-                    aud.group, set()) <= set(aud.seats):
-                # A room only gets what every seat in it may read (a member out at night
-                # stays in the room until the day post: then its members get DMs instead).
-                add(seq, "group", f"group:{aud.group}", text)
-            else:  # private, or a group that has no room (yet): one DM per member
-                for n in aud.seats:
-                    add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset) or "")
-        # The judge reads everything: one digest per command (or per game creation).
-        title = f"【{gid} v{version}】" + (describe_command(cmd) if cmd else "开局")
-        add(head if cmd else 0, "judge", "judge", "\n".join([title, *digest]))
-        if rows:
-            s.execute(_INSERT_OUTBOX, rows)
+        turn, due = hold(created)
+        s.execute(_INSERT_OUTBOX, [
+            {"dedupe_key": m.key, "game_id": gid, "seq": m.seq, "channel": m.channel,
+             "target": m.target, "address": None, "text": m.text, "created_at": created,
+             "attempts": 0, "next_attempt_at": due, "sent_at": None, "last_error": None,
+             "priority": REPLY if m.reply else NORMAL, "turn": turn}
+            for m in messages])
 
     def _reply(self, old: _Loaded, cmd: Command, rejection: Rejection, msg_id: str | None,
                sender: str | None) -> dict[str, Any]:
@@ -931,7 +934,7 @@ class Service:
             target = "judge"
         key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
         return _direct_row(key, old.game_id, target, render_rejection(rejection, old.ruleset),
-                           address=sender)
+                           address=sender, priority=REPLY)
 
     def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
                         new: GameState) -> None:
@@ -956,7 +959,12 @@ class Service:
 
     # deadlines ---------------------------------------------------------------------------------
     def advance(self, game_id: str, until: datetime) -> list[Outcome]:
-        """Fire, in order, every deadline of the game due at or before `until`."""
+        """Fire, in order, every deadline of the game due at or before `until`: one turn
+        (what fires at once tells each recipient once)."""
+        with self.turn(f"{game_id}/due/{until.isoformat()}"):
+            return self._advance(game_id, until)
+
+    def _advance(self, game_id: str, until: datetime) -> list[Outcome]:
         out: list[Outcome] = []
         for _ in range(100_000):  # a bound, should a deadline ever come back forever
             loaded = self._load(game_id)
@@ -1089,14 +1097,16 @@ def _scheduled(state: GameState) -> list[Deadline]:
 
 
 def _direct_row(key: str, game_id: str, target: str, text: str,
-                address: str | None = None) -> dict[str, Any]:
+                address: str | None = None, priority: int = NORMAL) -> dict[str, Any]:
     """An outbox row that renders no log row (a reply to a message, or a note to the judge):
-    its columns but the id."""
+    its columns but the id, held until the current turn ends (bot/outbox.py)."""
     created = utcnow()
+    turn, due = hold(created)
     return {"dedupe_key": key, "game_id": game_id, "seq": None,
             "channel": "judge" if target == "judge" else "dm", "target": target,
             "address": address, "text": text, "created_at": created, "attempts": 0,
-            "next_attempt_at": created, "sent_at": None, "last_error": None}
+            "next_attempt_at": due, "sent_at": None, "last_error": None,
+            "priority": priority, "turn": turn}
 
 
 def _direct_message(key: str, game_id: str, target: str, text: str,
@@ -1105,31 +1115,12 @@ def _direct_message(key: str, game_id: str, target: str, text: str,
     return OutboxRow(**_direct_row(key, game_id, target, text, address))
 
 
-# wording -------------------------------------------------------------------------------------
-
-_COMMAND_WORDS = {"act": "行动", "vote": "投票", "handover": "移交警徽", "lastwords": "遗言",
-                  "surrender": "投降", "tick": "时限到", "judge_proxy": "法官代投",
-                  "judge_correction": "法官裁定更正",
-                  "judge_card": "法官出牌", "judge_waiver": "法官登记",
-                  "judge_set_time": "法官改时间", "judge_extend": "法官延时",
-                  "judge_set_schedule": "法官改作息", "judge_pause": "法官暂停",
-                  "judge_resume": "法官恢复", "judge_end": "法官结束"}
-
-
-def describe_command(cmd: Command) -> str:
-    data = cmd.model_dump(mode="json", exclude={"kind"})
-    seat = data.pop("seat", None)
-    who = f"{seat}号 " if seat is not None else ""
-    return f"{who}{_COMMAND_WORDS.get(cmd.kind, cmd.kind)} {_brief(data)}".rstrip()
-
-
-def _brief(data: Mapping[str, Any]) -> str:
-    return " ".join(f"{k}={_plain(v)}" for k, v in data.items() if v not in (None, (), [], {}))
-
-
-def _plain(v: Any) -> str:
-    if isinstance(v, list | tuple):
-        return ",".join("-" if x is None else str(x) for x in v)
-    if isinstance(v, datetime):
-        return v.strftime("%m-%d %H:%M")
-    return str(v)
+def _asker(cmd: Command, sender: str | None, seat: int | None, judge_contact: str | None,
+           judges: frozenset[str]) -> Asker:
+    """Who sent `cmd` (None: the operator, the scheduler): the seat acting for itself, or a
+    judge of the game (a judge is never a player of it)."""
+    if sender is None:
+        return Asker()
+    if sender in judges or sender == judge_contact:
+        return Asker(judge=True, own_judge=sender == judge_contact)
+    return Asker(seat=seat if seat is not None and seat == getattr(cmd, "seat", None) else None)

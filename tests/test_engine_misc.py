@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import engine.core
+from bot.feed import describe_command
 from bot.render import render_event, render_rejection
 from bot.scenario import Game, Scenario
-from bot.service import describe_command
 from engine import handle, new_game
 from engine.commands import (
     Act,
@@ -247,6 +247,6 @@ def test_old_snapshots_load_unpaused_and_not_ended() -> None:
 
 
 def test_judge_commands_are_described_in_chinese() -> None:
-    assert describe_command(JudgePause()) == "法官暂停"
-    assert describe_command(JudgeResume()) == "法官恢复"
-    assert describe_command(JudgeEnd(reason="人数不足")) == "法官结束 reason=人数不足"
+    assert describe_command(JudgePause()) == "法官暂停本局"
+    assert describe_command(JudgeResume()) == "法官恢复本局"
+    assert describe_command(JudgeEnd(reason="人数不足")) == "法官提前结束本局"

@@ -41,7 +41,7 @@ from bot.commands.parse import Parsed, ParseError, parse
 from bot.forum.reader import ThreadSource
 from bot.forum.votes import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
-from bot.outbox import deliver
+from bot.outbox import NORMAL, REPLY, deliver
 from bot.service import GAME_ID, MAX_ID, MessageIdReused, Service, UnknownGame, event_of, new_seed
 from bot.store.models import ChatMessage, Game, Lobby, LobbyPlayer, LogEntry, Player, Room
 from bot.transport import Incoming, Transport, TransportSender
@@ -80,6 +80,7 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
         # Rooms follow every commit, the scheduler's ticks included: told the state and the
         # events just committed, so that no commit decodes the snapshot or reads the log again.
         service.on_commit_state.append(self._after_commit)
+        service.turn_ended.append(self.deliver)
 
     @property
     def judges(self) -> frozenset[str]:
@@ -119,25 +120,28 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
         with self.service.db.read() as s:
             if s.get(ChatMessage, msg_key) is not None:
                 return  # seen before: handled once
-        turn = Turn()
-        try:
-            self._route(msg, turn)
-        except MessageIdReused:
-            log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
-        except Exception:
-            log.exception("message %s from %s failed", msg.msg_id, msg.sender)
-            if msg.room is None:
-                turn.say(msg.sender, t("busy"))
-        try:  # the message is marked handled together with its replies (outbox rows)
-            with self.service.db.write() as s:
-                s.add(ChatMessage(msg_id=msg_key, sender=msg.sender,
-                                  received_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
-                s.flush()
-                for i, reply in enumerate(turn.replies):
-                    s.add(chat_row(f"chat/{msg_key}/{i}", reply.to, reply.text, None))
-        except IntegrityError:
-            log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
-        self.deliver(msg.at)
+        # One turn: everything this message causes, replies and posts alike, leaves as one
+        # message per recipient when it is handled (bot/outbox.py), the answer first.
+        with self.service.turn(f"msg/{msg_key}"):
+            turn = Turn()
+            try:
+                self._route(msg, turn)
+            except MessageIdReused:
+                log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
+            except Exception:
+                log.exception("message %s from %s failed", msg.msg_id, msg.sender)
+                if msg.room is None:
+                    turn.say(msg.sender, t("busy"))
+            try:  # the message is marked handled together with its replies (outbox rows)
+                with self.service.db.write() as s:
+                    s.add(ChatMessage(msg_id=msg_key, sender=msg.sender,
+                                      received_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
+                    s.flush()
+                    for i, reply in enumerate(turn.replies):
+                        s.add(chat_row(f"chat/{msg_key}/{i}", reply.to, reply.text, None,
+                                       priority=REPLY if reply.to == msg.sender else NORMAL))
+            except IntegrityError:
+                log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
 
     def _after_commit(self, gid: str, state: GameState, events: tuple[Event, ...]) -> None:
         self.after_commit(gid, events, state=state)
@@ -199,6 +203,9 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             return
         if p.verb == "bind":
             self._bind(msg, p, turn)
+            return
+        if p.verb == "feed" and msg.room is None:
+            self._feed(msg, p, turn)
             return
         gid = self._game_for(msg, p, turn)
         if gid is None:

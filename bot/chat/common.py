@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from bot.clock import utcnow
 from bot.commands.parse import Parsed
 from bot.commands.vocabulary import VERBS
-from bot.service import utcnow
+from bot.outbox import NORMAL, hold
 from bot.store.models import OutboxRow
 
 MAX_TEXT = 4096
@@ -37,14 +38,16 @@ class Turn:
 
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
-             group: str | None = None) -> OutboxRow:
+             group: str | None = None, priority: int = NORMAL) -> OutboxRow:
     """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
-    room `to`."""
+    room `to`; held until the current turn ends (bot/outbox.py), if there is one."""
     now = utcnow()
+    turn, due = hold(now)
     return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
                      channel="group" if group else "dm",
                      target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
-                     text=text, created_at=now, attempts=0, next_attempt_at=now)
+                     text=text, created_at=now, attempts=0, next_attempt_at=due,
+                     priority=priority, turn=turn)
 
 
 def judge_form(p: Parsed) -> bool:

@@ -18,6 +18,7 @@ import random
 import re
 import tempfile
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,8 +57,11 @@ class Seen:
 
 
 class Demo:
-    def __init__(self, ruleset: str, seed: int, out: TextIO, db_url: str) -> None:
+    def __init__(self, ruleset: str, seed: int, out: TextIO, db_url: str,
+                 options: Sequence[str] = ()) -> None:
+        """`options`: more `key=value` words for `新游戏` (`public.channel=room`)."""
         self.ruleset = ruleset
+        self.options = list(options)
         self.rng = random.Random(seed)
         self.out = _Tee(out)
         migrate(db_url)
@@ -136,7 +140,7 @@ class Demo:
     def run(self) -> str:
         start = self.out.size
         kind = "经典" if self.ruleset == "classic" else "异常"
-        self.say(JUDGE, f"新游戏 {kind} votes.channel=dm")
+        self.say(JUDGE, " ".join(["新游戏", kind, "votes.channel=dm", *self.options]))
         m = re.search(r"游戏码 ([A-Z0-9]{4,8})", self.out.since(start))
         if not m:
             raise RuntimeError("no game code in the reply")
@@ -274,10 +278,12 @@ class Demo:
             self.say(name, f"投 {target}")
 
 
-def run_demo(*, ruleset: str = "classic", seed: int = 1, out: TextIO) -> int:
+def run_demo(*, ruleset: str = "classic", seed: int = 1, out: TextIO,
+             options: Sequence[str] = ()) -> int:
     """Play one game in a temporary SQLite database; 0 if it ended with a winner."""
     with tempfile.TemporaryDirectory(prefix="wolfjudge-demo-") as tmp:
-        winner = Demo(ruleset, seed, out, f"sqlite:///{Path(tmp) / 'demo.db'}").run()
+        winner = Demo(ruleset, seed, out, f"sqlite:///{Path(tmp) / 'demo.db'}",
+                      options).run()
     return 0 if winner != "none" else 1
 
 

@@ -8,6 +8,7 @@ import logging
 from datetime import UTC, datetime
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from bot.chat import views
 from bot.chat.common import END_CONFIRM, Turn
@@ -16,9 +17,10 @@ from bot.chat.lobby import new_token
 from bot.chat.texts import t
 from bot.commands.convert import ConvertError, judge_command
 from bot.commands.parse import Parsed
+from bot.feed import DEFAULT_FEED, feed_name, feed_of
 from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
-from bot.store.models import Game, Lobby, OutboxRow, Player, SeatToken
+from bot.store.models import Game, JudgeSetting, Lobby, OutboxRow, Player, SeatToken
 from bot.transport import Incoming
 from engine import commands as engine_commands
 from engine.model import GameState
@@ -140,6 +142,62 @@ class JudgeDesk(Desk):
         path.write_text(text, encoding="utf-8")
         return t("export_done", code=gid, path=str(path), entries=len(data["log"]),
                  digest=hashlib.sha256(text.encode()).hexdigest()[:16])
+
+    # the judge's feed (法官通知) -------------------------------------------------------------
+    def _feed(self, msg: Incoming, p: Parsed, turn: Turn) -> None:
+        """`法官通知 [全部|摘要|关闭]`: how much of a game its judge hears by DM. For the game
+        addressed (the `#CODE` prefix, or the judge's only game) and as the judge's default for
+        the games they create next; without a word, what it is now."""
+        if msg.sender not in self.judges and not self._judged(msg.sender):
+            log.warning("法官通知 from %s refused (not a judge)", msg.sender)
+            turn.say(msg.sender, t("judge_only"))
+            return
+        mine = self._active_judged(msg.sender)
+        if p.game is not None:
+            code = p.game.upper()
+            if code not in mine:
+                turn.say(msg.sender, t("unknown_code", code=code[:16]))
+                return
+            mine = [code]
+        chosen = feed_of(p.words[0]) if p.words else None
+        with self.service.db.write() as s:
+            own = s.get(JudgeSetting, msg.sender)
+            if chosen is None:  # what it is now
+                if len(mine) == 1:
+                    current = self._game_feed(s, mine[0], own)
+                    turn.say(msg.sender, t("feed_now", code=mine[0], name=feed_name(current),
+                                           what=t(f"feed_what.{current}")))
+                else:
+                    current = own.judge_feed if own else DEFAULT_FEED
+                    turn.say(msg.sender, t("feed_now_default", name=feed_name(current),
+                                           what=t(f"feed_what.{current}")))
+                return
+            if own is None:
+                s.add(JudgeSetting(contact_id=msg.sender, judge_feed=chosen))
+            else:
+                own.judge_feed = chosen
+            fields = {"name": feed_name(chosen), "what": t(f"feed_what.{chosen}")}
+            if len(mine) != 1:
+                turn.say(msg.sender, t("feed_set_default", **fields) if not mine else t(
+                    "feed_set_several", codes="、".join(mine), first=mine[0], **fields))
+                return
+            code = mine[0]
+            game = s.get(Game, code)
+            if game is not None:
+                game.judge_feed = chosen
+            lobby = s.get(Lobby, code)
+            if lobby is not None:
+                lobby.chat_options = {**lobby.chat_options, "judge.feed": chosen}
+        turn.say(msg.sender, t("feed_set", code=code, **fields))
+
+    @staticmethod
+    def _game_feed(s: Session, code: str, own: JudgeSetting | None) -> str:
+        game = s.get(Game, code)
+        if game is not None:
+            return game.judge_feed
+        lobby = s.get(Lobby, code)
+        chosen = lobby.chat_options.get("judge.feed") if lobby is not None else None
+        return str(chosen or (own.judge_feed if own else DEFAULT_FEED))
 
     # substitution ------------------------------------------------------------------------------
     def _substitute(self, msg: Incoming, p: Parsed, gid: str, state: GameState,

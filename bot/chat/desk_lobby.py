@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC
+from datetime import UTC, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -19,14 +19,19 @@ from bot.chat.lobby import (
     seat_order,
     split_options,
 )
-from bot.chat.texts import ruleset_name, t
+from bot.chat.texts import role_name, ruleset_name, t
+from bot.clock import utcnow
 from bot.commands.parse import Parsed
+from bot.feed import DEFAULT_FEED
 from bot.gametime import wall_clock, zone
+from bot.outbox import DIGEST
 from bot.service import GAME_ID, GameExists
-from bot.store.models import Game, Lobby, LobbyPlayer
+from bot.store.models import Game, JudgeSetting, Lobby, LobbyPlayer, OutboxRow
 from bot.transport import Incoming
 
 log = logging.getLogger(__name__)
+JOINS_EVERY = timedelta(minutes=1)  # the judge's summary of joins, at most this often
+JOINS_MARGIN = timedelta(seconds=5)  # a summary due sooner may be on its way: not changed
 
 
 class LobbyDesk(Desk):
@@ -113,8 +118,48 @@ class LobbyDesk(Desk):
             return
         n = len(members) + 1
         turn.say(msg.sender, t("joined", code=code, name=name, joined=n, players=lobby.players))
-        turn.say(lobby.judge, t("joined_judge", code=code, name=name, joined=n,
-                                players=lobby.players))
+        self._tell_joins(lobby)
+
+    def _tell_joins(self, lobby: Lobby) -> None:
+        """The judge hears who has joined (or left) as a summary, `报名 7/12：…`, at most once
+        a minute: a summary waits a minute (from the join, or from the last summary) and later
+        joins update it; a full lobby is told at once (the judge can start). Its outbox row is
+        a DIGEST: while it waits, the judge's other messages go on."""
+        names = [m.forum_name for m in self._members(lobby.code)]
+        full = len(names) >= lobby.players
+        text = t("joins_judge", code=lobby.code, joined=len(names), players=lobby.players,
+                 names="、".join(names) or t("words.none")) + ("\n" + t("joins_full")
+                                                              if full else "")
+        prefix = f"lobby/{lobby.code}/joins/"
+        now = utcnow()
+        with self.service.db.write() as s:
+            last = s.scalars(select(OutboxRow).where(OutboxRow.dedupe_key.like(prefix + "%"))
+                             .order_by(OutboxRow.id.desc()).limit(1)).first()
+            if last is not None and last.sent_at is None and (
+                    last.next_attempt_at > now + JOINS_MARGIN):
+                last.text = text  # still waiting for its minute: it says the latest
+                if full:
+                    last.next_attempt_at = now
+                return
+            due = now if full else now + JOINS_EVERY
+            if last is not None and not full:
+                # a minute after the last one went (or will go, if it is on its way)
+                due = max(due, (last.sent_at or last.next_attempt_at) + JOINS_EVERY)
+            count = s.scalar(select(func.count()).select_from(OutboxRow).where(
+                OutboxRow.dedupe_key.like(prefix + "%"))) or 0
+            s.add(OutboxRow(dedupe_key=f"{prefix}{count + 1}", game_id=None, seq=None,
+                            channel="dm", target=f"contact:{lobby.judge}"[:160],
+                            address=lobby.judge, text=text, created_at=now, attempts=0,
+                            next_attempt_at=due, priority=DIGEST, turn=None))
+
+    def _judge_feed(self, lobby: Lobby) -> str:
+        """The feed a game starts with: set in its lobby, else the judge's default."""
+        chosen = lobby.chat_options.get("judge.feed")
+        if chosen:
+            return str(chosen)
+        with self.service.db.read() as s:
+            own = s.get(JudgeSetting, lobby.judge)
+            return own.judge_feed if own is not None else DEFAULT_FEED
 
     def _lobby_verb(self, msg: Incoming, p: Parsed, code: str, judge: bool, turn: Turn) -> None:
         lobby = self._lobby(code)
@@ -127,8 +172,7 @@ class LobbyDesk(Desk):
                 if row is not None:
                     s.delete(row)
             turn.say(msg.sender, t("left", code=code))
-            turn.say(lobby.judge, t("left_judge", code=code, name=mine.forum_name,
-                                    joined=len(members) - 1, players=lobby.players))
+            self._tell_joins(lobby)
             return
         if p.verb in ("status", "help") and mine is not None and not judge:
             turn.say(msg.sender, t("status_lobby", code=code, name=mine.forum_name,
@@ -193,7 +237,9 @@ class LobbyDesk(Desk):
             self.service.create_game(
                 game_id=code, ruleset=lobby.ruleset, start=first_day(now), seed=seed,
                 players=lobby.players, options=lobby.options, now=now,
-                bindings=bindings, judge_contact=lobby.judge, time_zone=lobby.time_zone)
+                bindings=bindings, judge_contact=lobby.judge, time_zone=lobby.time_zone,
+                judge_feed=self._judge_feed(lobby),
+                dm_out=lobby.chat_options.get("public.dm_out") == "true")
         except GameExists:
             return
         with self.service.db.write() as s:
@@ -201,7 +247,8 @@ class LobbyDesk(Desk):
             assert row is not None
             row.status = "started"
         state = self.service.state(code)
-        seats = "\n".join(t("seat_line", seat=n, name=names[c], contact=c)
-                          for n, (c, _) in bindings.items())
+        seats = "\n".join(t("seat_line", seat=n, name=names[c], contact=c,
+                             role=role_name(state.ruleset, state.seat(n).role))
+                           for n, (c, _) in bindings.items())
         open_at = state.schedule.open_at(1).strftime("%m-%d %H:%M")
         turn.say(msg.sender, t("started_judge", code=code, open=open_at, seats=seats))

@@ -14,9 +14,10 @@ from bot.chat.desk import Desk
 from bot.chat.texts import room_name, t
 from bot.commands.convert import ConvertError, player_command
 from bot.commands.parse import Parsed
+from bot.feed import describe_command, submission
 from bot.gametime import wall_clock, zone
 from bot.render import messages_for
-from bot.service import GAME_ID, Outcome, describe_command, event_of
+from bot.service import GAME_ID, Outcome, event_of
 from bot.store.models import Game, LogEntry, Player, Room
 from bot.transport import Incoming
 from engine.commands import Act, Command
@@ -175,7 +176,7 @@ class PlayerDesk(Desk):
         if cmd.kind in ("handover", "lastwords"):
             return t(f"receipts.{cmd.kind}", target=target_text)
         if isinstance(cmd, Act):
-            return t("receipts.default", what=views.submission(cmd.skill, list(cmd.targets)))
+            return t("receipts.default", what=submission(cmd.skill, list(cmd.targets)))
         return t("receipts.default", what=describe_command(cmd))
 
     def _answered(self, gid: str, out: Outcome, sender: str, seat: int | None, *,

@@ -26,9 +26,15 @@ CHAT_OPTIONS: dict[str, tuple[str, ...]] = {
     "groups.mode": ("auto", "judge", "relay"),
     "groups.judges_in_rooms": ("true", "false"),
     "deal.seats": ("seed", "join"),
+    # dm: public announcements by DM to each seat; room: once, in a room of all seats and
+    # the judge (made by the bot, or by the judge and bound: 绑定 CODE 公告群)
+    "public.channel": ("dm", "room"),
+    # whether seats that are out still get the public announcements by DM
+    "public.dm_out": ("false", "true"),
 }
 CHAT_DEFAULTS = {"votes.channel": "forum", "groups.mode": "auto",
-                 "groups.judges_in_rooms": "true", "deal.seats": "seed"}
+                 "groups.judges_in_rooms": "true", "deal.seats": "seed",
+                 "public.channel": "dm", "public.dm_out": "false"}
 RULESETS = {"classic": "classic", "anomaly": "anomaly"}
 DEFAULT_PLAYERS = {"classic": 12, "anomaly": 12}
 CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and retyped

@@ -26,6 +26,7 @@ from engine.events import Event
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
+PUBLIC = "public"  # the public room's name among the game's rooms (bot/router.py)
 
 
 @dataclass
@@ -86,6 +87,8 @@ class Rooms:
         if state.winner or getattr(state, "ended", False):
             return
         mode = lobby.chat_options.get("groups.mode", "auto")
+        if lobby.chat_options.get("public.channel") == "room" and mode != "relay":
+            self._public(gid, state, lobby, mode)
         public = any(e.audience.public for e in events)
         for group in list(state.groups):
             if mode == "relay" or not state.groups.get(group):
@@ -116,6 +119,51 @@ class Rooms:
                                                 room=room_name(group),
                                                 members=seats_text(plan.seats)))
                 return
+        judges = t("room_judges") if lobby.chat_options.get(
+            "groups.judges_in_rooms", "true") == "true" else ""
+        self._ask_by_hand(gid, group, lobby, plan.seats, judges=judges)
+
+    # the public room (public.channel=room) ---------------------------------------------------
+    def public_plan(self, gid: str, state: GameState, lobby: Lobby) -> RoomPlan:
+        """Every seat's contact, in or out (the forum is public anyway), and the judge."""
+        contacts = self._contacts(gid)
+        seats = [st.seat for st in state.seats]
+        people = [contacts[n] for n in seats if n in contacts] + [lobby.judge]
+        return RoomPlan(PUBLIC, seats, list(dict.fromkeys(people)))
+
+    def _public(self, gid: str, state: GameState, lobby: Lobby, mode: str) -> None:
+        """Make the public room once; afterwards only add who is missing (a substitute): a
+        seat that goes out stays, and nobody the judge removed by hand is put back unless
+        their seat changed hands."""
+        room = self.room_id(gid, PUBLIC)
+        plan = self.public_plan(gid, state, lobby)
+        if room is None:
+            if PUBLIC in self._asked(lobby.code):
+                return
+            if mode == "auto" and self.transport.can_create_rooms:
+                name = f"{gid}{room_name(PUBLIC)}"
+                try:
+                    room = self.transport.create_room(name, plan.contacts)
+                except TransportError as exc:
+                    log.warning("%s: could not make room %s: %s", gid, name, exc)
+                else:
+                    self._bind(gid, PUBLIC, room, plan.contacts)
+                    self.notice(gid, PUBLIC, room, t("room_public", code=gid))
+                    return
+            self._ask_by_hand(gid, PUBLIC, lobby, plan.seats, judges=t("room_judges"))
+            return
+        known = set(self.members(gid, PUBLIC))
+        new = [c for c in plan.contacts if c not in known]
+        for c in new:
+            self._try(partial(self.transport.add_member, room, c))
+        if new:
+            with self.service.db.write() as s:
+                for c in new:
+                    s.add(RoomMember(game_id=gid, room=PUBLIC, contact_id=c))
+
+    def _ask_by_hand(self, gid: str, group: str, lobby: Lobby, seats: list[int], *,
+                     judges: str) -> None:
+        """The judge is asked, once, to make the room by hand and bind it."""
         with self.service.db.write() as s:  # the row as it is now, not `lobby`'s copy
             row = s.get(Lobby, lobby.code)
             assert row is not None
@@ -123,10 +171,8 @@ class Rooms:
             if group in asked:
                 return  # the judge was told once
             row.chat_options = {**row.chat_options, "rooms_asked": [*asked, group]}
-        judges = t("room_judges") if lobby.chat_options.get(
-            "groups.judges_in_rooms", "true") == "true" else ""
-        self.dm(lobby.judge, t("room_make_by_hand", code=gid, name=name,
-                               members=seats_text(plan.seats), judges=judges,
+        self.dm(lobby.judge, t("room_make_by_hand", code=gid, name=f"{gid}{room_name(group)}",
+                               members=seats_text(seats), judges=judges,
                                room=room_name(group)))
 
     def _asked(self, code: str) -> list[str]:
@@ -204,10 +250,16 @@ class Rooms:
 
     def bind(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str
              ) -> str:
-        """`绑定 CODE 狼群` in a judge-made room: check its members, bind it if exact."""
-        if not state.groups.get(group):
+        """`绑定 CODE 狼群` in a judge-made room: check its members, bind it if exact. The
+        public room (`公告群`) needs every seat's contact; others may be in it too."""
+        public = group == PUBLIC
+        if public and (lobby.chat_options.get("public.channel") != "room"
+                       or lobby.chat_options.get("groups.mode") == "relay"):
             return t("room_no_group", code=gid, room=room_name(group))
-        plan = self.plan(gid, state, group, lobby)
+        if not public and not state.groups.get(group):
+            return t("room_no_group", code=gid, room=room_name(group))
+        plan = self.public_plan(gid, state, lobby) if public else self.plan(
+            gid, state, group, lobby)
         try:
             present = self.transport.members(room)
         except TransportError:
@@ -220,7 +272,8 @@ class Rooms:
             return t("words.seat", n=seat_of[c]) if c in seat_of else c
 
         missing = [c for c in plan.contacts if c not in present and c not in judges]
-        extra = [c for c in present if c not in plan.contacts and c not in judges]
+        extra = [] if public else [c for c in present if c not in plan.contacts
+                                   and c not in judges]
         problems = []
         if missing:
             problems.append(t("room_missing", who="、".join(map(who, missing))))
@@ -230,8 +283,8 @@ class Rooms:
             return t("room_bad_members", room=room_name(group), problems="；".join(problems),
                      code=gid)
         self._bind(gid, group, room, [c for c in present])
-        self.notice(gid, group, room, t("room_members", code=gid, room=room_name(group),
-                                        members=seats_text(plan.seats)))
+        self.notice(gid, group, room, t("room_public", code=gid) if public else t(
+            "room_members", code=gid, room=room_name(group), members=seats_text(plan.seats)))
         return t("room_bound", code=gid, room=room_name(group))
 
     @staticmethod

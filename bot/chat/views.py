@@ -10,22 +10,28 @@ from datetime import datetime
 from typing import Any
 
 from bot.chat.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
+from bot.feed import describe_deadline, submission
 from bot.render import render_event
 from bot.service import event_of
 from bot.store.models import LogEntry
 from engine.model import GameState
 from engine.votes import tally
+from rulesets.data import load
 
 
 def _hm(at: datetime) -> str:
     return at.strftime("%m-%d %H:%M")
 
 
-def submission(skill: str, targets: list[int | None]) -> str:
-    """A night action in the words a player would use: `刀 5号`."""
-    verb = texts()["skill_words"].get(skill, skill)
-    who = " ".join(t("words.nobody") if n is None else t("words.seat", n=n) for n in targets)
-    return f"{verb} {who}".strip()
+def duty_name(key: str) -> str:
+    """A night slot's or a deadline's duty, in words (`指杀`), never its key."""
+    duties = load("common", "templates")["words"]["duties"]
+    return str(duties.get(key.split(":")[0], duties["default"]))
+
+
+def cause_name(cause: str | None) -> str:
+    causes = load("common", "templates")["words"]["causes"]
+    return str(causes.get(cause or "", causes["default"]))
 
 
 def told_camp(state: GameState, seat: int, log: list[LogEntry]) -> str:
@@ -122,17 +128,20 @@ def judge_status(state: GameState, code: str, players: dict[int, tuple[str | Non
         for n in slot.seats:
             mark = (submission(slot.sub.skill, slot.sub.targets)
                     if slot.sub else t("words.not_sent")) + (t("words.final") if slot.final else "")
-            subs.setdefault(n, []).append(f"{slot.key}:{mark}")
+            subs.setdefault(n, []).append(t("judge_status_sub", duty=duty_name(slot.key),
+                                            what=mark))
     for st in state.seats:
         contact, name = players.get(st.seat, (None, None))
         lines.append(t("judge_status_seat", seat=st.seat, name=name or "-",
                        contact=contact or t("words.unbound"),
                        role=role_name(state.ruleset, st.role),
-                       alive=t("words.alive") if st.alive else t("words.out", cause=st.out_cause),
+                       alive=t("words.alive") if st.alive else t(
+                           "words.out", cause=cause_name(st.out_cause)),
                        yellow=st.yellow, red=t("words.red") if st.red else "",
                        sub=(" " + "；".join(subs[st.seat])) if st.seat in subs else ""))
-    items = "；".join(f"{d.kind}{seats_text(d.seats) if d.seats else ''} {_hm(d.due)}"
-                     for d in sorted(state.deadlines, key=lambda d: d.due))
+    items = "；".join(t("judge_status_deadline", what=describe_deadline(
+        d, state.deadline(d.parent) if d.parent else None), due=_hm(d.due))
+        for d in sorted(state.deadlines, key=lambda d: d.due))
     lines.append(t("judge_status_deadlines", items=items or t("words.none")))
     return "\n".join(lines)
 

@@ -22,8 +22,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from sqlalchemy import select
 
+from bot.feed import describe_command
 from bot.render import render_event
-from bot.service import Service, UnknownGame, describe_command, event_of
+from bot.service import Service, UnknownGame, event_of
 from bot.store.codec import decode
 from bot.store.models import Game, InboxMessage, LogEntry, Player
 from bot.store.signing import ALG, public_key, sign, verify

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.gametime import DEFAULT_TIME_ZONE
@@ -58,6 +59,11 @@ class Game(Base):
     winner: Mapped[str | None] = mapped_column(String(32))
     host: Mapped[str | None] = mapped_column(String(128), index=True)  # the hosting account
     judge_contact: Mapped[str | None] = mapped_column(String(128))
+    # How much of the game the judge hears by DM (bot/feed.py): all | summary | off
+    judge_feed: Mapped[str] = mapped_column(String(8), default="summary",
+                                            server_default="summary")
+    # Whether seats that are out still get the public announcements by DM (public.dm_out)
+    dm_out: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
     created_at: Mapped[datetime] = mapped_column(DateTime)
     # The IANA zone of the game's wall clock: the engine's times (and `deadlines.due`) are
     # naive times in it; the scheduler converts them to real instants (bot/gametime.py).
@@ -164,11 +170,16 @@ class OutboxRow(Base):
     """One message to one recipient, written in the same transaction as its events.
 
     `dedupe_key` is fixed when the row is written ((game, log seq, target) or the reply to a
-    message id), so a resend after a crash carries the same key.
+    message id), so a resend after a crash carries the same key. `priority`: 0 the answer to
+    a person's command (it leaves first), 1 the rest, 2 a summary that waits for its time
+    without holding back the recipient's later messages (bot/outbox.py). `turn`: the handling
+    of one incoming message or one deadline: its rows are held until the turn ends, then
+    merged into one per recipient.
     """
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_pending", "sent_at", "next_attempt_at"),)
+    __table_args__ = (Index("ix_outbox_pending", "sent_at", "next_attempt_at"),
+                      Index("ix_outbox_turn", "turn"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     dedupe_key: Mapped[str] = mapped_column(String(255), unique=True)
@@ -186,6 +197,8 @@ class OutboxRow(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     last_error: Mapped[str | None] = mapped_column(Text)
+    priority: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    turn: Mapped[str | None] = mapped_column(String(160))
 
 
 # The chat layer (bot/chat): games before they start, message ids, seat tokens, room members.
@@ -300,3 +313,12 @@ class ForumLine(Base):
     outcome: Mapped[str | None] = mapped_column(String(64))  # the engine's answer
     seen_at: Mapped[datetime] = mapped_column(DateTime)  # naive UTC, first read
     gone: Mapped[bool] = mapped_column(Boolean, default=False)  # missing from a later read
+
+
+class JudgeSetting(Base):
+    """A judge's own defaults for the games they create next (`法官通知`)."""
+
+    __tablename__ = "judge_settings"
+
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    judge_feed: Mapped[str] = mapped_column(String(8), default="summary")

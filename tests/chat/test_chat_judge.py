@@ -93,7 +93,7 @@ def test_forum_vote_keeps_its_post_time(table: Table) -> None:
     _day1(table)
     table.move(datetime(2026, 12, 1, 12, 0))
     reply = table.say(JUDGE, "记票 3 5 10:30")
-    assert "3号 投票：5号" in reply
+    assert "记票（10:30）：3号 投票给 5号" in reply
     posts = table.state.votes[3]
     assert posts[-1].at == datetime(2026, 12, 1, 10, 30) and posts[-1].target == 5
     assert "不能晚于现在" in table.say(JUDGE, "记票 4 5 13:00")  # the future

@@ -4,9 +4,13 @@ the role DMs and their markers, seating, replayed message ids, and a stranger's 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from chathelp import ANOMALY_ROLES, CJK, CLASSIC_ROLES, CODE, JUDGE, Table, dm_texts
+
+from bot.clock import utcnow
+from bot.outbox import deliver
 
 SEAT = re.compile(r"你的座位：(\d+)号")
 ROLE = re.compile(r"你的身份：([^\s。，,；;（(]+)")
@@ -67,7 +71,10 @@ def test_join_twice_name_taken_full_unknown(table: Table) -> None:
 def test_join_tells_the_judge_and_status_counts(table: Table) -> None:
     code = table.new_game()
     sent = table.send("P1", f"报名 {code} 小明")
-    assert any("小明" in x for x in dm_texts(sent, JUDGE))
+    assert not dm_texts(sent, JUDGE)  # the judge's summary waits for its minute
+    before = len(table.transport.sent)
+    deliver(table.service.db, table.bot.sender, now=utcnow() + timedelta(minutes=1, seconds=1))
+    assert dm_texts(table.transport.sent[before:], JUDGE) == [f"【{code}】报名 1/12：小明"]
     assert "1/12" in table.reply("P1", "状态")
     assert "小明" in table.reply(JUDGE, "状态")
 
@@ -77,7 +84,11 @@ def test_leave_and_kick(table: Table) -> None:
     table.fill(code, 3)
     sent = table.send("P2", "退出")
     assert "已退出" in "".join(dm_texts(sent, "P2"))
-    assert any("马甲2" in x for x in dm_texts(sent, JUDGE))
+    assert not dm_texts(sent, JUDGE)  # the judge's summary waits for its minute
+    before = len(table.transport.sent)
+    deliver(table.service.db, table.bot.sender, now=utcnow() + timedelta(minutes=1, seconds=1))
+    told = dm_texts(table.transport.sent[before:], JUDGE)
+    assert told == [f"【{code}】报名 2/12：马甲1、马甲3"]
     assert "不在任何" in table.reply("P2", "状态")
     sent = table.send(JUDGE, "踢出 马甲3")
     assert "移出" in "".join(dm_texts(sent, "P3"))
@@ -87,6 +98,25 @@ def test_leave_and_kick(table: Table) -> None:
     assert "1/12" in status and "马甲1" in status and "马甲3" not in status
     # a freed name can be taken again
     assert "报名成功" in table.reply("P4", f"报名 {code} 马甲3")
+
+
+def test_joins_reach_the_judge_as_a_summary_at_most_once_a_minute(table: Table) -> None:
+    """Issue 20: not a DM per join: a summary a minute after a join (the latest count and
+    names), at most one a minute, and at once when the lobby is full, with what to do next."""
+    code = table.new_game()
+    judged: list[str] = []
+    for i in range(1, 13):
+        judged += dm_texts(table.send(f"P{i}", f"报名 {code} 马甲{i}"), JUDGE)
+        if i == 6:  # a minute on: the summary that waited goes out, with 6 names
+            before = len(table.transport.sent)
+            deliver(table.service.db, table.bot.sender,
+                    now=utcnow() + timedelta(minutes=1, seconds=1))
+            judged += dm_texts(table.transport.sent[before:], JUDGE)
+    assert judged[0].startswith(f"【{code}】报名 6/12：马甲1、") and "马甲6" in judged[0]
+    assert judged[1].startswith(f"【{code}】报名 12/12：") and "人齐了，可以发送：开始" in judged[1]
+    assert len(judged) == 2
+    # The start answers at once (a waiting summary holds nothing back).
+    assert "已开始" in table.reply(JUDGE, "开始")
 
 
 def test_start_with_too_few(table: Table) -> None:

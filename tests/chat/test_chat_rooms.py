@@ -85,21 +85,17 @@ class CheckedDemo(Demo):
                     allowed.add(contacts[n])
             members = set(self.transport.rooms.get(room, []))
             assert members <= allowed, (group, members - allowed, state.phase)
-        # every room post so far: a notice, or an event every member then may read
+        # every room post so far, line by line (one post per step merges what the step
+        # said): a notice, or an event every member then may read
+        events = [event_of(row.body) for row in log if row.kind == "event"]
         for room, text, members in self.posts[self._posts_checked:]:
             seats = {seat_of[c] for c in members if c in seat_of}
-            if any(p.fullmatch(text) for p in NOTICES):
-                continue
-            ok = False
-            for row in log:
-                if row.kind != "event":
+            for line in text.split("\n"):
+                if any(p.fullmatch(line) for p in NOTICES):
                     continue
-                ev = event_of(row.body)
-                if render_event(ev, state.ruleset) == text and all(
-                        ev.audience.reaches(n) for n in seats):
-                    ok = True
-                    break
-            assert ok, (room, text, sorted(seats))
+                ok = any(line in render_event(ev, state.ruleset).split("\n") and all(
+                    ev.audience.reaches(n) for n in seats) for ev in events)
+                assert ok, (room, line, sorted(seats))
         self._posts_checked = len(self.posts)
 
     _posts_checked = 0
@@ -130,7 +126,9 @@ def by_hand(table: Table, text: str) -> str:
     code = table.game(text)
     sent_before = len(table.transport.sent)
     linked(table, code)
-    asks = [x for x in dm_texts(table.transport.sent[sent_before:], JUDGE) if "手动" in x]
+    told = dm_texts(table.transport.sent[sent_before:], JUDGE)
+    assert len(told) == 1, told  # one message to the judge for the step
+    asks = [x for x in told[0].split("\n") if "手动" in x]
     assert len(asks) == 2, asks  # the wolves' room and the lovers' room
     wolves = table.seats_with(code, "wolf")
     ask = next(x for x in asks if "狼群" in x)

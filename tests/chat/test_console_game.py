@@ -201,9 +201,11 @@ class Table:
             elif m.head == "-" and m.room and m.room in self.rooms:
                 self.rooms[m.room] = [x for x in self.rooms[m.room] if x != m.text]
             elif m.head == "→" and m.room:
-                self.room_post(m.room, m.text)
+                for line in m.text.split("\n"):  # one post a step: its lines, in order
+                    self.room_post(m.room, line)
             elif m.head == "→" and m.to in self.players:
-                self.dm(self.players[m.to], m.text)
+                for line in m.text.split("\n"):  # one DM a step: its lines, in order
+                    self.dm(self.players[m.to], line)
             if "游戏结束" in m.text:
                 self.over = True
 
@@ -334,8 +336,10 @@ def test_a_whole_game_through_wolfjudge_console(tmp_path: Path, ruleset: str,
     # The killers' room: every wolf but the wolf of a wolf + non-wolf pair of lovers
     # (RULES.md C-SETUP-7), and the judge; the lovers' room: the lovers (unless both are
     # wolves), and the judge.
-    lovers = {name for name in table.players if any(
-        line.startswith(f"→ {name}: 你成为了情侣") for line in console.transcript)}
+    printed = [x for x in console.transcript if not DRIVER_LINE.fullmatch(x)]
+    lovers = {m.to for m in messages(printed) if m.head == "→" and m.to
+              in table.players and any(line.startswith("你成为了情侣")
+                                       for line in m.text.split("\n"))}
     assert len(lovers) == 2  # Cupid linked (in time, as he was told)
     wolves = {p.name for p in table.players.values() if p.role == "狼人"}
     mixed = lovers & wolves if not lovers <= wolves else set()
@@ -368,8 +372,10 @@ def test_a_restart_continues_the_game(tmp_path: Path) -> None:
     try:
         got = messages(second.send("/echo started"))
         texts = [m.text for m in got if m.head == "→"]
-        assert any(t.startswith("第1天讨论日开始") for t in texts)
-        assert any(t.startswith("第1天讨论日结束") for t in texts)
+        # (what fired at once reaches each seat as one message: the lines of the step)
+        lines = [line for t in texts for line in t.split("\n")]
+        assert any(line.startswith("第1天讨论日开始") for line in lines)
+        assert any(line.startswith("第1天讨论日结束") for line in lines)
         assert any("请共同选择今晚的指杀目标" in t for t in texts)  # night 1, in the room
         # The clock never goes back: an earlier /clock is refused with a note.
         note = second.send("/clock 2026-12-01 08:00")
@@ -397,7 +403,8 @@ def test_an_earlier_clock_on_restart_does_not_turn_a_game_back(tmp_path: Path) -
         assert got == ["# the clock starts at 2026-12-01 10:00, where a game's clock is already "
                        "(it never goes back)", "# 0"]
         after = messages(second.send("/advance 11h"))  # 21:00: day 1 closes
-        assert any(m.text.startswith("第1天讨论日结束") for m in after)
+        assert any(line.startswith("第1天讨论日结束") for m in after
+                   for line in m.text.split("\n"))
     finally:
         assert second.close() == 0
 

@@ -128,6 +128,11 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("判12 改票", P("rule", words=("12", "change"))),
     ("绑定 AB12 狼群", P("bind", words=("AB12", "wolves"))),
     ("绑定 AB12 情侣群", P("bind", words=("AB12", "lovers"))),
+    ("绑定 AB12 公告群", P("bind", words=("AB12", "public"))),
+    ("法官通知 全部", P("feed", words=("all",))),
+    ("法官通知 摘要", P("feed", words=("summary",))),
+    ("法官通知 关闭", P("feed", words=("off",))),
+    ("法官通知", P("feed")),
 ]
 
 

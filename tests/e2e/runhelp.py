@@ -102,11 +102,13 @@ class BotProcess(LineProcess):
         return bool(self._query("select 1 from chat_messages where msg_id = ?", msg_id))
 
     def pending(self) -> list[tuple[Any, ...]]:
-        """Outbox rows the bot could deliver and has not (a group's rows wait for its room)."""
+        """Outbox rows the bot could deliver and has not (a group's rows wait for its room;
+        a summary, priority 2, waits for its minute: the judge's `报名 7/12`)."""
         return self._query(
             "select o.id, o.target, o.attempts, o.last_error from outbox o where o.sent_at is "
-            "null and (o.address is not null or o.target not like 'group:%' or exists (select "
-            "1 from rooms r where r.game_id = o.game_id and 'group:' || r.name = o.target))")
+            "null and o.priority != 2 and (o.address is not null or o.target not like "
+            "'group:%' or exists (select 1 from rooms r where r.game_id = o.game_id and "
+            "'group:' || r.name = o.target))")
 
 
 class Feed:
@@ -165,6 +167,7 @@ class GatewayTable(Table):
         self.players = {c: Player(c) for c in ids}
         self.feed = Feed(gateway)
         self.log: list[Message] = []  # everything read, in order
+        self.steps: list[list[Message]] = []  # what each message sent to the bot caused
 
     # waiting for the bot ---------------------------------------------------------------------
     def settle(self, msg_id: str | None = None,
@@ -207,6 +210,7 @@ class GatewayTable(Table):
                        and expect in m.text for m in got)
 
         got = self.settle(msg_id, answered)
+        self.steps.append(got)
         self.read(got)
         return got
 

@@ -18,8 +18,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import select
 
 from bot.gametime import instant_of, wall_clock, zone
+from bot.render import messages_for, render_event
 from bot.scheduler import DeadlineScheduler
-from bot.service import Outcome, Service
+from bot.service import Outcome, Service, event_of
 from bot.store.models import LogEntry, OutboxRow
 
 START = date(2026, 3, 2)  # calendar day 1 (a Monday; no DST change near it in most zones)
@@ -129,13 +130,31 @@ class Bot:
         return [r.body["deadline_id"] for r in self.log(game_id) if r.type == "tick"]
 
     def outbox(self, game_id: str = "g1") -> list[tuple[str, str, str, str]]:
-        """(event type or '', channel, target, text) of every outbox row, in order."""
-        types = {r.seq: r.type for r in self.log(game_id)}
+        """(event type or '', channel, target, text) of what every outbox row says, event by
+        event, in order. A row holds one recipient's texts of one step, one per line in
+        event order: each is read back as (its event's type, its text)."""
+        events = [r for r in self.log(game_id) if r.kind == "event"]
+        ruleset = self.service.state(game_id).ruleset
+        out: list[tuple[str, str, str, str]] = []
         with self.service.db.read() as s:
-            rows = s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id)
-                             .order_by(OutboxRow.id))
-            return [(types.get(r.seq or -1, "") if r.channel != "judge" else "", r.channel,
-                     r.target, r.text) for r in rows]
+            rows = list(s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id)
+                                  .order_by(OutboxRow.id)))
+        for r in rows:
+            if r.channel == "judge" or r.seq is None:
+                out.append(("", r.channel, r.target, r.text))
+                continue
+            pos = 0
+            for row in (e for e in events if e.seq >= r.seq):
+                ev = event_of(row.body)
+                said = (messages_for(ev, int(r.target[5:]), ruleset) if r.channel == "dm"
+                        else render_event(ev, ruleset)) or ""
+                if said and r.text.startswith(said, pos):
+                    out.append((row.type, r.channel, r.target, said))
+                    pos += len(said) + 1
+                    if pos >= len(r.text):
+                        break
+            assert pos >= len(r.text), (r.text, pos)  # every line read back
+        return out
 
     def jobs(self, game_id: str = "g1") -> dict[str, datetime]:
         return {j.id: j.next_run_time for j in self.sched.jobs(game_id)}
@@ -215,7 +234,7 @@ def assert_card_announced(bot: Bot, seat: int, color: str, game_id: str = "g1", 
         public = [r[3] for r in out if r[:2] == ("YellowCardPublic", "public")]
         announced = any(t.startswith(f"{seat} 号获得一张黄牌") for t in public)
         assert announced != secret
-        assert (f"{seat} 号未按时行动" if secret else f"{seat} 号获得一张黄牌") in judge_text(
+        assert (f"{seat} 号未按时完成" if secret else f"{seat} 号获得一张黄牌") in judge_text(
             bot, game_id)
     else:
         assert any(r[:2] == ("RedCard", "public") and r[3] == f"{seat} 号被红牌罚下。"
@@ -226,7 +245,7 @@ def assert_card_announced(bot: Bot, seat: int, color: str, game_id: str = "g1", 
     listed = any(f"{seat}号{word}" in p for p in posts)
     assert listed if color == "red" or not secret else not listed, posts
     if secret and color == "yellow":
-        assert not any(f"{seat} 号未按时行动" in t for t in public_rows)
+        assert not any(f"{seat} 号未按时完成" in t for t in public_rows)
 
 
 def assert_ticks_once(bot: Bot, game_id: str = "g1") -> None:

@@ -299,7 +299,8 @@ def test_p_dl_6_anomaly_hunter_out_at_night_has_until_the_next_open(bot: Bot) ->
 # reminders ---------------------------------------------------------------------------------------
 def test_reminders_are_dms_to_owing_seats_before_the_deadline_and_a_judge_summary(bot: Bot
                                                                                    ) -> None:
-    linked(bot, options={"reminders.before": "10min"})
+    # (the judge hears of reminders with 法官通知 全部; with 摘要 they are quiet)
+    linked(bot, options={"reminders.before": "10min"}, judge_feed="all")
     bot.to(1, 10)
     vote_all(bot, 12, seats=range(1, 11))
     assert bot.jobs()["g1:remind:day_close:1"] == bot.at(1, 20, 50)
@@ -307,7 +308,7 @@ def test_reminders_are_dms_to_owing_seats_before_the_deadline_and_a_judge_summar
     assert not rows(bot, "Reminder")
     bot.to(1, 20, 50)
     assert [r[1:3] for r in rows(bot, "Reminder")] == [("dm", "seat:11"), ("dm", "seat:12")]
-    assert "尚未行动（day_close" in judge_text(bot)
+    assert "尚未完成投票（截止 03-02 21:00）：11号、12号" in judge_text(bot)
     vote_all(bot, 12, seats=[11, 12])
     bot.to(1, 21, 5)
     assert bot.say(Act(seat=4, skill="see", targets=(1,))).accepted
@@ -315,7 +316,7 @@ def test_reminders_are_dms_to_owing_seats_before_the_deadline_and_a_judge_summar
     night = [r[1:3] for r in rows(bot, "Reminder")][2:]
     assert sorted(night) == [("dm", "seat:1"), ("dm", "seat:2"), ("dm", "seat:3"),
                              ("dm", "seat:6")]
-    assert "尚未行动（night" in judge_text(bot)
+    assert "尚未完成行动（截止" in judge_text(bot)
     bot.to(2, 9)
     # No reminder and no summary ever went to a group or the public room.
     for type_, channel, _target, _text in bot.outbox():
@@ -426,7 +427,7 @@ def test_p_card_1_the_judge_is_told_at_creation_what_a_send_off_after_secret_car
     bot.new_game("g2", options={"cards.night_yellow_counts_to_red": False})
     bot.new_game("g3", options={"public.announce_night_cards": True})
     created = judge_text(bot, "g1")
-    assert created.startswith("【g1 v0】开局\n")
+    assert created.startswith("【g1】开局\n")
     assert "但计入红牌（2张黄牌即红牌）" in created
     assert "若某人公开的黄牌不足2张就被红牌罚下，所有人都能推知他有过秘密黄牌" in created
     assert "cards.night_yellow_counts_to_red: false" in created

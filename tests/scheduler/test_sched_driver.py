@@ -132,7 +132,8 @@ def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
     text = out.getvalue()
     assert "你的座位：" in text and f"游戏 {code[1]} 已开始" in text
     assert "# ? write NAME: TEXT" in text and text.rstrip().endswith("# done")
-    assert text.count(f"→ J: 【{code[1]} v") == 3  # the deal, the two notices
+    assert text.count(f"→ J: 【{code[1]}】开局") == 1  # the deal
+    assert text.count(f"→ J: 【{code[1]}】法官登记") == 2  # the two notices
     service = Service(db_url)
     try:
         state = service.state(code[1])

@@ -7,6 +7,7 @@ whose deadline passed while the bot was down is not sent (issue 13 (12))."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -133,6 +134,16 @@ def without_passed_reminders(rec: dict[str, Any], lo: datetime, hi: datetime
     return {**rec, "log": [(seq[r[0]], *r[1:]) for r in kept], "outbox": sorted(outbox)}
 
 
+def by_line(rec: dict[str, Any]) -> dict[str, Any]:
+    """The record with its messages as what each recipient read, line by line: a restart
+    that fires what passed while it was down does so in one step, so each recipient gets it
+    as one message (bot/outbox.py turns) where the clean run sent one a deadline; nothing may
+    be lost or said twice all the same."""
+    lines = Counter((channel, target, line) for _, channel, target, text in rec["outbox"]
+                    for line in text.split("\n"))
+    return {**rec, "outbox": sorted(lines.items())}
+
+
 @pytest.fixture(scope="module")
 def clean_runs(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path
                ) -> dict[str, dict[str, Any]]:
@@ -177,7 +188,7 @@ def test_restart_mid_night_loses_and_duplicates_nothing(
         assert [r.body.get("deadline_id") for r in after] == passed
         expected = without_passed_reminders(clean_runs[script], lo, hi)
         assert (expected != clean_runs[script]) == ("no reminder" in kind)
-        assert record(bot) == expected, kind
+        assert by_line(record(bot)) == by_line(expected), kind
     finally:
         bot.close()
 
@@ -268,13 +279,13 @@ def test_p_dl_6_no_reminder_for_a_deadline_that_passed_while_down(
     """Cupid's reminder is due at 08:30 for his 09:00 deadline (C-SETUP-3). The bot is down from
     08:00: back at 10:00, the catch-up sends no reminder for the passed deadline (issue 13 (12)),
     and the card comes as usual; back at 08:45, the late reminder is still worth sending."""
-    bot.new_game()
+    bot.new_game(judge_feed="all")  # the judge hears of reminders (法官通知 全部)
     bot.to(1, 8, 0)
     bot.restart(bot.at(*up))
     bot.to(1, 10, 0)
     reminders = rows(bot, "Reminder")
     assert bool(reminders) == reminded, reminders
-    assert ("提醒：请在 03-02 09:00 前" in judge_text(bot)) == reminded
+    assert ("尚未完成开局行动（截止 03-02 09:00）：7号" in judge_text(bot)) == reminded
     assert "remind:setup:cupid" in bot.ticks()  # it fired, and chose to say nothing
     state = bot.state()
     assert state.seat(7).yellow == 1 and state.phase == "D1"

@@ -49,7 +49,8 @@ def main(url: str, stream_file: str, ack_file: str, sent_file: str) -> int:
         args = decode(encoded)
         gid = args["game_id"]
         service.create_game(**args, bindings={n: (f"wx-{gid}-{n}", None) for n in range(1, 13)},
-                            rooms={"public": f"room-{gid}"}, judge_contact="wx-judge")
+                            rooms={"public": f"room-{gid}"}, judge_contact="wx-judge",
+                            judge_feed="all")  # a judge's row for every commit
     start = complete_lines(Path(ack_file))
     print("ready", start, flush=True)
     with open(ack_file, "a", encoding="utf-8") as acks:

@@ -9,8 +9,10 @@ import pytest
 from sqlalchemy import select
 from storehelp import at, classic_game
 
+from bot.clock import utcnow
 from bot.outbox import OutgoingMessage, backoff, deliver
-from bot.service import Service, utcnow
+from bot.render import render_event
+from bot.service import Service, event_of
 from bot.store.models import OutboxRow
 from engine.commands import Vote
 
@@ -37,7 +39,10 @@ def rows(service: Service) -> list[OutboxRow]:
 
 
 def test_rows_per_recipient(service: Service) -> None:
-    classic_game(service, rooms={"public": "room-pub", "lovers": "room-love"})
+    """One row per recipient per commit (bot/router.py), each where its events' audiences
+    allow; the judge's feed (法官通知 全部) has a row for every commit."""
+    classic_game(service, rooms={"public": "room-pub", "lovers": "room-love"},
+                 judge_feed="all")
     service.advance("g1", at(1, 9))
     out = rows(service)
     keys = [r.dedupe_key for r in out]
@@ -53,12 +58,21 @@ def test_rows_per_recipient(service: Service) -> None:
             assert r.target == f"group:{aud['group']}" and aud["group"] == "lovers"
         else:  # a DM: to a seat the event reaches (a group without a room: each member)
             assert r.channel == "dm" and int(r.target.split(":")[1]) in aud["seats"]
-    # The wolves have no room: their group message went to each wolf by DM.
+    # The wolves have no room: their group message went to each wolf by DM, in the one
+    # message of that commit to each wolf.
     formed = [e for e in log.values() if e.type == "GroupFormed" and e.audience["group"] ==
               "wolves"]
-    assert formed and {r.target for r in out if r.seq == formed[0].seq} == {
+    said = render_event(event_of(formed[0].body), "classic")
+    assert formed and {r.target for r in out if said in r.text} == {
         f"seat:{n}" for n in formed[0].audience["seats"]}
-    assert sum(r.target == "judge" for r in out) == 1 + sum(
+    commits = [0] + [e.seq for e in log.values() if e.kind == "command"]
+    for head in commits:  # one row per recipient per commit
+        mine = [r.target for r in out if r.seq is not None and (
+            r.seq == head if r.target == "judge"
+            else head < r.seq and not any(head < c < r.seq for c in commits))]
+        assert len(mine) == len(set(mine)), (head, mine)
+    # (the deadlines one `advance` fires are one step: one judge's message, a title each)
+    assert sum(r.text.count("【g1】") for r in out if r.target == "judge") == 1 + sum(
         e.kind == "command" for e in log.values())
 
 

@@ -127,7 +127,7 @@ def test_console_runs_never_reuse_message_ids(db_url: str) -> None:
     was taken for a repeat of the first (the same message id) and seat 9 never got it."""
     code, _ = _dealt(db_url, f"{JUDGE}: 黄牌 4\n")
     second = _console(db_url, f"{JUDGE}: 黄牌 9\n")
-    assert f"【{code} v2】" in second  # the judge's digest of the command applied second
+    assert f"【{code}】法官给 9号 黄牌" in second  # the judge's answer: applied
     service = Service(db_url)
     try:
         state = service.state(code)
