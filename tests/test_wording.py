@@ -159,7 +159,7 @@ def routed_texts(trace: Any, ruleset: str, seed: int) -> Iterator[tuple[str, str
 def view_texts(state: Any, now: datetime) -> Iterator[tuple[str, str]]:
     players: dict[int, tuple[str | None, str | None]] = {
         st.seat: (f"wx{st.seat}", f"马甲{st.seat}") for st in state.seats}
-    yield "judge 状态", views.judge_status(state, "G1", players, state.version)
+    yield "judge 状态", views.judge_status(state, "G1", players)
     yield "票型", views.vote_tally(state, "G1", now)
     for st in state.seats:
         yield f"{st.seat} 帮助", views.player_help(state, st.seat, True)

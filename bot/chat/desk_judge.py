@@ -39,7 +39,7 @@ class JudgeDesk(Desk):
             with self.service.db.read() as s:
                 players = {r.seat: (r.contact_id, r.forum_name) for r in s.scalars(
                     select(Player).where(Player.game_id == gid))}
-            turn.say(msg.sender, views.judge_status(state, gid, players, state.version))
+            turn.say(msg.sender, views.judge_status(state, gid, players))
             return
         if p.verb == "help":
             turn.say(msg.sender, t("help_judge"))

@@ -117,11 +117,11 @@ def player_help(state: GameState, seat: int, dm_votes: bool) -> str:
     return "\n".join([t("help_head", when=when), *lines])
 
 
-def judge_status(state: GameState, code: str, players: dict[int, tuple[str | None, str | None]],
-                 version: int) -> str:
+def judge_status(state: GameState, code: str, players: dict[int, tuple[str | None, str | None]]
+                 ) -> str:
     paused = t("words.paused") if state.paused_at is not None else ""
     lines = [t("judge_status_head", code=code, ruleset=ruleset_name(state.ruleset),
-               phase=phase_text(state.phase), version=version, paused=paused)]
+               phase=phase_text(state.phase), paused=paused)]
     subs: dict[int, list[str]] = {}
     night = state.night
     for slot in (night.slots.values() if night else []):
