@@ -115,7 +115,7 @@ def _export_paths(game: str, output: str | None) -> tuple[Path, Path]:
 def _export(args: argparse.Namespace) -> int:
     import json
 
-    from bot.store.audit import export_game, timeline
+    from bot.audit import export_game, timeline
 
     try:
         out, text = _export_paths(args.game, args.output)
@@ -136,7 +136,7 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     import json
 
-    from bot.store.audit import Check, verify_export
+    from bot.audit import Check, verify_export
 
     try:
         data = json.loads(Path(args.export).read_text(encoding="utf-8"))

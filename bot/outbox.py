@@ -41,6 +41,7 @@ from sqlalchemy.orm import Session
 from bot.clock import utcnow
 from bot.store.db import Database
 from bot.store.models import Game, OutboxRow, Player, Room
+from bot.texts import t
 
 REPLY, NORMAL, DIGEST = 0, 1, 2  # OutboxRow.priority
 TURN_HOLD = timedelta(minutes=2)  # a turn's rows go out as they are after this, if never sealed
@@ -266,8 +267,6 @@ def _failed(db: Database, row: OutboxRow, address: str, exc: Exception, now: dat
 def _judge_alert(row: OutboxRow, address: str, now: datetime) -> OutboxRow:
     """The judge is told once that a message keeps failing, and what to do (it is still
     retried, every hour at most)."""
-    from bot.chat.texts import t
-
     where = t("words.room") if row.channel in ("group", "public") else t("words.contact")
     return OutboxRow(dedupe_key=f"{row.dedupe_key}/failing", game_id=row.game_id, seq=None,
                      channel="judge", target="judge", address=None,

@@ -1,344 +1,57 @@
-"""The pipeline (shared/ARCHITECTURE.md): load snapshot → engine.handle → one transaction.
+"""The pipeline (shared/ARCHITECTURE.md): a command in, its consequences out.
 
-One accepted command is one transaction: its log rows (a `command` row, then the events it
-produced) appended under the primary key (game_id, seq), the snapshot written with a version
-check (`UPDATE … WHERE version = :old`: of two writers on one game only one wins, the loser
-reloads and retries on the new state), the inbox row of its transport message id, the outbox
-rows of every rendered message, and the deadlines and cards mirrors. A rejection or a stale
-tick changes no state: it writes only its inbox row and the reply to the sender, under the same
-version check so that it was decided on the latest state.
+    load (bot/store/games.py) → permit (bot/access.py) → engine.handle → store → route
+                                                                   (bot/router.py, in the write)
 
-A message id seen before is not applied again: the original outcome is returned.
+The service decides nothing itself and runs no SQL: the store reads and writes a game's rows
+(one transaction a command, retried on a newer state), the access module says who may send
+what, the engine decides, the router says who is told what. What the service adds is the
+order of those steps, the deadlines' firing (`advance`), and the hooks the rest of the bot
+listens on (a commit, a deadline about to fire, a step's end).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
-import re
-import secrets
-import threading
-import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Any, Literal, cast
+from typing import Any
 
-from pydantic import TypeAdapter
-from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlalchemy.orm import Session
-
+from bot import access
+from bot.access import PLAYER_VOTE_MODES, env_judges
 from bot.clock import utcnow
-from bot.feed import DEFAULT_FEED, describe_command
+from bot.feed import DEFAULT_FEED
 from bot.gametime import DEFAULT_TIME_ZONE, zone
-from bot.outbox import NORMAL, REPLY, hold, turn
-from bot.render import render_rejection
-from bot.router import NOBODY, Asker, RoomsView, route
-from bot.store.codec import decode, encode, encode_state, state_of
+from bot.ids import GAME_ID, MAX_ID, new_seed, tick_message_id
+from bot.outbox import turn
+from bot.router import Message, RoomsView, route
+from bot.store.codec import decode, encode, state_of
 from bot.store.db import Database
-from bot.store.hot import hot
-from bot.store.models import (
-    Card,
-    DeadlineRow,
-    Game,
-    InboxMessage,
-    LogEntry,
-    OutboxRow,
-    Player,
-    Room,
-    RoomMember,
-    Snapshot,
+from bot.store.games import (
+    CACHE_SIZE,
+    COMMAND,
+    ConcurrencyError,
+    Decision,
+    GameExists,
+    GameStore,
+    Loaded,
+    MessageIdReused,
+    Outcome,
+    UnknownGame,
+    event_of,
 )
+from bot.store.models import Game, LogEntry
 from engine import handle, new_game
-from engine.commands import Command, Tick, parse_command
-from engine.events import Event, Rejection, parse_event
+from engine.commands import Command, Tick
+from engine.events import Event, Rejection
 from engine.model import Deadline, GameState
 
-COMMAND = TypeAdapter(Command)
 log = logging.getLogger(__name__)
-MAX_TRIES = 100  # optimistic retries of one command before giving up
-MAX_RECONNECTS = 3  # new connections for one command whose connection was found dead
 
-Status = Literal["accepted", "rejected", "noop"]
-
-
-GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # fits games.id, never a path
-MAX_ID = 128  # inbox.msg_id, inbox.sender, players.contact_id
-# Vote modes a player may send for their own seat; the others ("correct": the judge's own
-# correction entry, "void": a malformed forum post) are entered by a judge.
-PLAYER_VOTE_MODES = frozenset({"vote", "change", "request_correct"})
-
-
-class UnknownGame(LookupError):
-    pass
-
-
-class MessageIdReused(ValueError):
-    """A transport sent another command under a message id already applied: nothing is
-    applied (the id must be unique per message; the inbox would take it for a repeat)."""
-
-
-class GameExists(ValueError):
-    pass
-
-
-class ConcurrencyError(RuntimeError):
-    """A command lost the optimistic race MAX_TRIES times in a row."""
-
-
-class _Conflict(Exception):
-    """The snapshot moved on since it was loaded: reload and try again."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What came of one command. `duplicate`: the message id had been applied before, and this
-    is the original outcome (then `state` is None: read it with `Service.state`)."""
-
-    game_id: str
-    msg_id: str | None
-    status: Status
-    version: int
-    events: tuple[Event, ...] = ()
-    rejection: Rejection | None = None
-    duplicate: bool = False
-    state: GameState | None = None
-
-    @property
-    def accepted(self) -> bool:
-        return self.status == "accepted"
-
-
-@dataclass
-class _Loaded:
-    game_id: str
-    ruleset: str
-    state: GameState
-    version: int
-    last_seq: int
-    clock: datetime
-    # The snapshot row's `updated_at`: with version and last_seq, what a cached state is
-    # checked against (a rebuild may write another state under the same version).
-    stamp: datetime | None = None
-    judge_contact: str | None = None
-    judge_feed: str = DEFAULT_FEED
-    dm_out: bool = False
-
-
-# The pipeline's hot path runs core statements on the tables, built once here: no ORM unit of
-# work, no statement (and cache key) built per call.
-SNAPSHOTS = cast(Table, Snapshot.__table__)
-GAMES = cast(Table, Game.__table__)
-EVENTS = cast(Table, LogEntry.__table__)
-INBOX = cast(Table, InboxMessage.__table__)
-OUTBOX = cast(Table, OutboxRow.__table__)
-DEADLINES = cast(Table, DeadlineRow.__table__)
-CARDS = cast(Table, Card.__table__)
-_HEAD = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
-                SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact,
-                GAMES.c.judge_feed, GAMES.c.dm_out)
-         .join(GAMES, GAMES.c.id == SNAPSHOTS.c.game_id)
-         .where(SNAPSHOTS.c.game_id == bindparam("gid")))
-_FULL = _HEAD.add_columns(SNAPSHOTS.c.state)
-_INBOX = select(INBOX).where(INBOX.c.game_id == bindparam("gid"),
-                             INBOX.c.msg_id == bindparam("mid"))
-PLAYERS = cast(Table, Player.__table__)
-# A command's one read (issue 12): the snapshot head with the game's ruleset and judge, the
-# inbox row of its message id (NULLs when none, or no id) and the sender's seat (NULL when
-# none). On PostgreSQL every statement is a round trip: this was three of them.
-_PROBE = (select(SNAPSHOTS.c.version, SNAPSHOTS.c.last_seq, SNAPSHOTS.c.clock,
-                 SNAPSHOTS.c.updated_at, GAMES.c.ruleset, GAMES.c.judge_contact,
-                 GAMES.c.judge_feed, GAMES.c.dm_out,
-                 select(PLAYERS.c.seat).where(PLAYERS.c.game_id == bindparam("gid"),
-                                              PLAYERS.c.contact_id == bindparam("contact"))
-                 .scalar_subquery().label("seat"),
-                 INBOX.c.sender.label("i_sender"), INBOX.c.command.label("i_command"),
-                 INBOX.c.outcome.label("i_outcome"), INBOX.c.version.label("i_version"),
-                 INBOX.c.first_seq.label("i_first_seq"), INBOX.c.last_seq.label("i_last_seq"),
-                 INBOX.c.rejection.label("i_rejection"))
-          .join(GAMES, GAMES.c.id == SNAPSHOTS.c.game_id)
-          .outerjoin(INBOX, (INBOX.c.game_id == SNAPSHOTS.c.game_id)
-                     & (INBOX.c.msg_id == bindparam("mid")))
-          .where(SNAPSHOTS.c.game_id == bindparam("gid")))
-_ZONE = select(GAMES.c.time_zone).where(GAMES.c.id == bindparam("gid"))
-_DEADLINE_ROWS = (select(DEADLINES.c.deadline_id, DEADLINES.c.kind, DEADLINES.c.due)
-                  .where(DEADLINES.c.game_id == bindparam("gid"))
-                  .order_by(DEADLINES.c.due, DEADLINES.c.deadline_id))
-# What the scheduler needs of every active game at start-up, in one statement: the zone and
-# the mirrored deadlines (a game without any comes once, with NULLs).
-_SCHEDULE = (select(GAMES.c.id, GAMES.c.time_zone, DEADLINES.c.deadline_id, DEADLINES.c.kind,
-                    DEADLINES.c.due)
-             .outerjoin(DEADLINES, DEADLINES.c.game_id == GAMES.c.id)
-             .where(GAMES.c.status == "active")
-             .order_by(GAMES.c.id, DEADLINES.c.due, DEADLINES.c.deadline_id))
-_INSERT_INBOX = insert(INBOX)
-_INSERT_EVENTS = insert(EVENTS)
-_INSERT_OUTBOX = insert(OUTBOX)
-_INSERT_DEADLINES = insert(DEADLINES)
-_DELETE_DEADLINES = delete(DEADLINES).where(DEADLINES.c.game_id == bindparam("gid"))
-_ROOMS = select(Room.name, Room.room_id).where(Room.game_id == bindparam("gid"))
-_ROOM_MEMBERS = (select(RoomMember.room, RoomMember.contact_id, Player.seat)
-                 .outerjoin(Player, (Player.game_id == RoomMember.game_id)
-                            & (Player.contact_id == RoomMember.contact_id))
-                 .where(RoomMember.game_id == bindparam("gid")))
-_TOUCH = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
-                                  SNAPSHOTS.c.version == bindparam("old"))
-          .values(version=SNAPSHOTS.c.version))
-_WRITE = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
-                                  SNAPSHOTS.c.version == bindparam("old"))
-          .values(version=bindparam("b_version", type_=SNAPSHOTS.c.version.type),
-                  last_seq=bindparam("b_last_seq", type_=SNAPSHOTS.c.last_seq.type),
-                  clock=bindparam("b_clock", type_=SNAPSHOTS.c.clock.type),
-                  state=bindparam("b_state", type_=SNAPSHOTS.c.state.type),
-                  updated_at=bindparam("b_updated_at", type_=SNAPSHOTS.c.updated_at.type)))
-_CARD = (update(CARDS).where(CARDS.c.game_id == bindparam("gid"),
-                             CARDS.c.seat == bindparam("b_seat"))
-         .values(yellow=bindparam("b_yellow", type_=CARDS.c.yellow.type),
-                 red=bindparam("b_red", type_=CARDS.c.red.type)))
-_FINISH = (update(GAMES).where(GAMES.c.id == bindparam("gid"))
-           .values(status=bindparam("b_status", type_=GAMES.c.status.type),
-                   winner=bindparam("b_winner", type_=GAMES.c.winner.type)))
-
-
-def _refusal(inbox: bool, reply: bool) -> Any:
-    """PostgreSQL: a refused (or no-op) command's whole write as one statement: the `_TOUCH`
-    of the snapshot row (`UPDATE … WHERE version = :old`), and, from its one row, the inbox
-    row (`i_` parameters) and the reply's outbox row (`o_` ones), by data-modifying CTEs; it
-    returns how many snapshot rows the UPDATE matched. A statement is atomic by itself: when
-    the version moved on nothing is inserted (0: the caller's _Conflict), when a key is
-    taken nothing is written (an IntegrityError, as from the separate statements). The same
-    rows as `_TOUCH`, `_INSERT_INBOX` and `_INSERT_OUTBOX`; one round trip instead of three,
-    and no transaction of its own to begin and commit (bot/store/hot.py)."""
-    touched = (update(SNAPSHOTS).where(SNAPSHOTS.c.game_id == bindparam("gid"),
-                                       SNAPSHOTS.c.version == bindparam("old"))
-               .values(version=SNAPSHOTS.c.version).returning(SNAPSHOTS.c.game_id)
-               .cte("touched"))
-    stmt = select(func.count()).select_from(touched)
-    for table, prefix, wanted in ((INBOX, "i_", inbox), (OUTBOX, "o_", reply)):
-        if wanted:
-            cols = [c for c in table.columns if c.key != "id"]
-            rows = select(*[bindparam(prefix + c.key, type_=c.type) for c in cols]
-                          ).select_from(touched)
-            stmt = stmt.add_cte(insert(table).from_select([c.key for c in cols], rows)
-                                .cte(f"{prefix}row"))
-    return stmt
-
-
-_REFUSALS = {(i, r): _refusal(i, r) for i in (False, True) for r in (False, True)}
-# These run on the driver itself (bot/store/hot.py: compiled once, by SQLAlchemy); the
-# refusals on PostgreSQL only (SQLite has no data-modifying CTEs: separate statements there).
-for _stmt in (_HEAD, _FULL, _INBOX, _PROBE, _INSERT_INBOX, _INSERT_EVENTS, _INSERT_OUTBOX,
-              _INSERT_DEADLINES, _DELETE_DEADLINES, _ROOMS, _ROOM_MEMBERS, _TOUCH, _WRITE,
-              _CARD, _FINISH):
-    hot(_stmt)
-for _stmt in _REFUSALS.values():
-    hot(_stmt, atomic_write=True)
-
-
-@contextmanager
-def _guarded(s: Any, stmt: Any, params: Mapping[str, Any]) -> Iterator[None]:
-    """The snapshot's `UPDATE … WHERE version = :old`, then the block's statements; _Conflict
-    when the UPDATE matched no row (another writer committed since the load), and then
-    nothing of the block stays (the transaction is rolled back).
-
-    Elsewhere the row count is checked before the block runs. On PostgreSQL the UPDATE and the
-    block's statements go in one pipeline (one round trip) and the row count is read after it:
-    when a statement of the block failed on a key (the other writer's log rows, or its inbox
-    row of the same message) and the UPDATE matched no row, that is the same _Conflict."""
-    if not getattr(s, "pipelined", False):
-        if s.execute(stmt, params).rowcount != 1:
-            raise _Conflict
-        yield
-        return
-    written: Any = None
-    try:
-        with s.batch():
-            written = s.execute(stmt, params)
-            yield
-    except IntegrityError:
-        if written is not None and written.rowcount == 0:
-            raise _Conflict from None
-        raise
-    if written.rowcount != 1:
-        raise _Conflict
-
-
-@dataclass(frozen=True)
-class _InboxRow:
-    """The inbox row of a message id, as `_previous` reads it."""
-
-    sender: str | None
-    command: Any
-    outcome: Status
-    version: int
-    first_seq: int | None
-    last_seq: int | None
-    rejection: Any
-
-
-class _Unread:
-    """A value not read yet (where None is a value: a game without its own judge)."""
-
-
-UNREAD = _Unread()
-CACHE_SIZE = 4096  # hot snapshots kept decoded (some 40 KiB of memory each: bench/recovery.py)
-
-
-@dataclass
-class RebuildReport:
-    game_id: str
-    state: GameState | None  # rebuilt from new_game + the logged commands
-    snapshot: GameState
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def _same_message(a: Command, b: Command) -> bool:
-    """Whether a command under a known message id is that message again. Ticks are the same
-    tick whenever they name the same deadline (two schedulers catching up at different minutes
-    say different `fired_at`)."""
-    if isinstance(a, Tick) and isinstance(b, Tick):
-        return a.deadline_id == b.deadline_id
-    return a == b
-
-
-def new_seed() -> str:
-    """A game's secret seed: 256 bits from the OS CSPRNG, never derived from a name or a time."""
-    return secrets.token_hex(32)
-
-
-def tick_message_id(version: int, deadline: Deadline) -> str:
-    """The message id of the tick for `deadline` seen at state `version`.
-
-    Two schedulers (or a scheduler and a catching-up message) that saw the same state send
-    the same id, so the tick is applied once; a deadline id reused later (another handover on
-    the same day) comes at another version, so it is not mistaken for the old one.
-    """
-    return f"tick:{deadline.id}@{deadline.due.isoformat()}#v{version}"
-
-
-def event_of(data: Any) -> Event:
-    return parse_event(decode(data))
-
-
-def env_judges() -> frozenset[str]:
-    """The judges' contacts from WOLFJUDGE_JUDGES (comma-separated), as CHAT.md says."""
-    return frozenset(j.strip() for j in os.environ.get("WOLFJUDGE_JUDGES", "").split(",")
-                     if j.strip())
-
-
-def inbox_id(msg_id: str) -> str:
-    """The transport's id as stored: one too long for the column is replaced by its digest."""
-    if len(msg_id) <= MAX_ID:
-        return msg_id
-    return "sha256:" + hashlib.sha256(msg_id.encode()).hexdigest()
+__all__ = ["COMMAND", "GAME_ID", "MAX_ID", "PLAYER_VOTE_MODES", "ConcurrencyError",
+           "GameExists", "MessageIdReused", "Outcome", "Service", "UnknownGame", "env_judges",
+           "event_of", "new_seed", "state_of", "tick_message_id"]
 
 
 class Service:
@@ -346,24 +59,15 @@ class Service:
     WOLFJUDGE_JUDGES), besides each game's own `judge_contact`.
 
     Every command from a chat carries its `sender` (the contact id), and the service itself
-    checks it: a player acts only for their own seat, only judges send judge commands, nobody
-    sends a tick. `sender=None` is the operator: this process's own scheduler, the CLI, a
-    scenario replay; a transport must never pass None for a message it received."""
+    checks it (bot/access.py). `sender=None` is the operator: this process's own scheduler,
+    the CLI, a scenario replay; a transport must never pass None for a message it received."""
 
     def __init__(self, db: Database | str | None = None, *,
                  judges: Iterable[str] | None = None, cache_size: int = CACHE_SIZE) -> None:
         """`cache_size`: how many games' decoded snapshots are kept (0: none)."""
         self.db = db if isinstance(db, Database) else Database(db)
-        # Hot snapshots, decoded: a load reads the snapshot row's version, last_seq and
-        # updated_at only, and decodes the state only when they differ from the cached ones
-        # (another process or Service committed meanwhile). The cached states are those the
-        # engine returned: like every state handed out here, never to be changed in place.
-        self.cache_size = cache_size
-        self._cache: OrderedDict[str, _Loaded] = OrderedDict()
-        self._cache_lock = threading.Lock()  # the transport's and the scheduler's threads
         self.judges = frozenset(judges) if judges is not None else env_judges()
-        # Test seam: runs after the engine decided and before the write transaction opens.
-        self.before_write: Callable[[], None] | None = None
+        self.store = GameStore(self.db, judges=lambda: self.judges, cache_size=cache_size)
         # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
         self.on_commit: list[Callable[[str], None]] = []
         # The same, told the state and the events just committed (so a hook need not read
@@ -375,6 +79,15 @@ class Service:
         self.before_tick: list[Callable[[str, Deadline], bool]] = []
         # Told when a turn ends (its messages are merged and released): a delivery.
         self.turn_ended: list[Callable[[], None]] = []
+
+    @property
+    def before_write(self) -> Callable[[], None] | None:
+        """Test seam: runs after the engine decided and before the write transaction opens."""
+        return self.store.before_write
+
+    @before_write.setter
+    def before_write(self, hook: Callable[[], None] | None) -> None:
+        self.store.before_write = hook
 
     @contextmanager
     def turn(self, key: str) -> Iterator[None]:
@@ -398,29 +111,16 @@ class Service:
             except Exception:  # the command is committed; a hook must not make it look failed
                 log.exception("on_commit hook failed for game %s", game_id)
         if state is None:
-            state = self._load(game_id).state if self.on_commit_state else None
+            state = self.store.load(game_id).state if self.on_commit_state else None
         for full in list(self.on_commit_state):
             try:
                 full(game_id, state, events)  # type: ignore[arg-type]
             except Exception:
                 log.exception("on_commit hook failed for game %s", game_id)
 
-    def _remember(self, loaded: _Loaded) -> None:
-        if self.cache_size <= 0:
-            return
-        with self._cache_lock:
-            self._cache[loaded.game_id] = loaded
-            self._cache.move_to_end(loaded.game_id)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-
     def forget(self, game_id: str | None = None) -> None:
         """Drop a game's cached snapshot (all of them with None)."""
-        with self._cache_lock:
-            if game_id is None:
-                self._cache.clear()
-            else:
-                self._cache.pop(game_id, None)
+        self.store.forget(game_id)
 
     def close(self) -> None:
         self.db.dispose()
@@ -472,41 +172,28 @@ class Service:
                           night_minutes=night_minutes)
         state, events = new_game(**params)
         created = next(e for e in events if e.type == "GameCreated")
+        game = Game(id=game_id, ruleset=ruleset, params=encode(params),
+                    commitment=created.data["commitment"], status="active", host=host,
+                    judge_contact=judge_contact, created_at=utcnow(), time_zone=time_zone,
+                    signing_key=signing_key, judge_feed=judge_feed, dm_out=dm_out)
+
+        def messages(new: GameState, evs: Sequence[Event], head: int,
+                     rooms: RoomsView) -> list[Message]:
+            return route(game_id, new, evs, head=head, cmd=None, rooms=rooms, feed=judge_feed,
+                         dm_out=dm_out)
+
         try:
-            with self.db.write() as s:
-                existing = s.get(Game, game_id)
-                if existing is not None:
-                    raise GameExists(game_id)
-                s.add(Game(id=game_id, ruleset=ruleset, params=encode(params),
-                           commitment=created.data["commitment"], status="active",
-                           host=host, judge_contact=judge_contact, created_at=utcnow(),
-                           judge_feed=judge_feed, dm_out=dm_out,
-                           time_zone=time_zone, signing_key=signing_key))
-                s.flush()
-                s.add(Snapshot(game_id=game_id, version=state.version, last_seq=len(events),
-                               clock=params["now"], state=encode_state(state),
-                               updated_at=utcnow()))
-                for st in state.seats:
-                    contact, forum = (bindings or {}).get(st.seat, (None, None))
-                    s.add(Player(game_id=game_id, seat=st.seat, contact_id=contact,
-                                 forum_name=forum))
-                    s.add(Card(game_id=game_id, seat=st.seat, yellow=st.yellow, red=st.red))
-                for name, room_id in (rooms or {}).items():
-                    s.add(Room(game_id=game_id, name=name, room_id=room_id))
-                s.flush()
-                self._append(s, game_id, state, 0, events, None, params["now"], None,
-                             feed=judge_feed, dm_out=dm_out)
-                self._sync_deadlines(s, game_id, None, state)
-        except (GameExists, IntegrityError):
-            with self.db.read() as s:
-                game = s.get(Game, game_id)
-            if game is None:
+            self.store.create(game, state, params["now"], events, bindings or {}, rooms or {},
+                              messages)
+        except GameExists:
+            existing = self.store.game(game_id)
+            if existing is None:
                 raise
-            stored = decode(game.params)
+            stored = decode(existing.params)
             if drawn:  # a retried creation draws another seed: compare the rest
                 stored["seed"] = params["seed"]
             stored["signing_pubkey"] = signing_pubkey  # a retry always makes another key
-            if stored != params or game.time_zone != time_zone:
+            if stored != params or existing.time_zone != time_zone:
                 raise GameExists(f"game {game_id!r} exists already, with other parameters"
                                  ) from None
             return Outcome(game_id, None, "accepted", 0, duplicate=True)
@@ -514,155 +201,65 @@ class Service:
         return Outcome(game_id, None, "accepted", state.version, tuple(events), state=state)
 
     # bindings ----------------------------------------------------------------------------------
+
+    # small writes ------------------------------------------------------------------------------
     def bind(self, game_id: str, seat: int, contact_id: str | None,
              forum_name: str | None = None) -> None:
-        with self.db.write() as s:
-            row = s.get(Player, (game_id, seat))
-            if row is None:
-                raise UnknownGame(f"{game_id} has no seat {seat}")
-            row.contact_id = contact_id
-            if forum_name is not None:
-                row.forum_name = forum_name
+        self.store.bind(game_id, seat, contact_id, forum_name)
 
     def alert_judge(self, game_id: str, topic: str, detail: str) -> None:
         """A DM to the game's judge about the bot itself (not a game event): once per topic
         and detail, however often it comes up."""
+        import hashlib
+
         text = (f"【{game_id}】机器人无法处理本局（{topic}）：{detail[:500]}。"
                 "其他对局照常进行；请联系运维。")
         key = f"{game_id}/alert/{hashlib.sha256(f'{topic}|{detail}'.encode()).hexdigest()[:24]}"
-        with self.db.write() as s:
-            if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is None:
-                s.add(_direct_message(key, game_id, "judge", text))
+        self.store.note_once(key, game_id, text)
 
     def tell_judge(self, game_id: str, key: str, text: str) -> None:
         """A DM to the game's judge, once per `key` (a retry or a restart sends it once)."""
-        key = f"{game_id}/note/{hashlib.sha256(key.encode()).hexdigest()[:32]}"
-        with self.db.write() as s:
-            if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is None:
-                s.add(_direct_message(key, game_id, "judge", text))
+        import hashlib
+
+        self.store.note_once(f"{game_id}/note/{hashlib.sha256(key.encode()).hexdigest()[:32]}",
+                             game_id, text)
 
     def set_room(self, game_id: str, name: str, room_id: str) -> None:
-        with self.db.write() as s:
-            row = s.get(Room, (game_id, name))
-            if row is None:
-                s.add(Room(game_id=game_id, name=name, room_id=room_id))
-            else:
-                row.room_id = room_id
-
-    def seat_of(self, game_id: str, contact_id: str, s: Session | None = None) -> int | None:
-        if s is None:
-            with self.db.read() as s2:
-                return self.seat_of(game_id, contact_id, s2)
-        return s.scalar(select(Player.seat).where(Player.game_id == game_id,
-                                                  Player.contact_id == contact_id))
+        self.store.set_room(game_id, name, room_id)
 
     # reading -----------------------------------------------------------------------------------
+    def seat_of(self, game_id: str, contact_id: str) -> int | None:
+        return self.store.seat_of(game_id, contact_id)
+
     def state(self, game_id: str) -> GameState:
-        return self._load(game_id).state
+        return self.store.load(game_id).state
 
     def game_ids(self, *, active_only: bool = False, host: str | None = None) -> list[str]:
-        with self.db.read() as s:
-            q = select(Game.id).order_by(Game.id)
-            if active_only:
-                q = q.where(Game.status == "active")
-            if host is not None:
-                q = q.where(Game.host == host)
-            return list(s.scalars(q))
+        return self.store.game_ids(active_only=active_only, host=host)
 
     def clock(self, game_id: str) -> datetime:
         """The game's clock: the wall-clock time of its last accepted command (it never goes
         back)."""
-        return self._load(game_id).clock
+        return self.store.load(game_id).clock
 
     def time_zone(self, game_id: str) -> str:
-        # Core statements (the scheduler asks this, and the next, of every game at start-up).
-        with self.db.read_core() as conn:
-            name = conn.scalar(_ZONE, {"gid": game_id})
-        if name is None:
-            raise UnknownGame(game_id)
-        return str(name)
+        return self.store.time_zone(game_id)
 
     def deadline_rows(self, game_id: str) -> list[tuple[str, str, datetime]]:
         """The game's deadlines as mirrored at the last commit: (id, kind, wall-clock due)."""
-        with self.db.read_core() as conn:
-            return [(r[0], r[1], r[2]) for r in conn.execute(_DEADLINE_ROWS, {"gid": game_id})]
+        return self.store.deadline_rows(game_id)
 
     def schedule_rows(self, host: str | None = None
                       ) -> dict[str, tuple[str, list[tuple[str, str, datetime]]]]:
-        """Every active game (of `host`, if given), in id order: its time zone and its
-        deadline rows as `deadline_rows` gives them. One query for all games (the scheduler's
-        start-up asked `time_zone` and `deadline_rows` of each game, three queries a game)."""
-        q = _SCHEDULE if host is None else _SCHEDULE.where(GAMES.c.host == host)
-        out: dict[str, tuple[str, list[tuple[str, str, datetime]]]] = {}
-        with self.db.read_core() as conn:
-            for gid, tz, did, kind, due in conn.execute(q):
-                entry = out.setdefault(gid, (tz, []))
-                if did is not None:
-                    entry[1].append((did, kind, due))
-        return out
+        """Every active game (of `host`, if given): its time zone and its deadline rows."""
+        return self.store.schedule_rows(host)
 
     def log(self, game_id: str) -> list[LogEntry]:
-        with self.db.read() as s:
-            return list(s.scalars(select(LogEntry).where(LogEntry.game_id == game_id)
-                                  .order_by(LogEntry.seq)))
+        return self.store.log(game_id)
 
-    def _load(self, game_id: str, s: Session | Connection | None = None,
-              head: Sequence[Any] | None = None) -> _Loaded:
-        """`head`: the `_HEAD` columns, read already (by `_PROBE`)."""
-        if not GAME_ID.fullmatch(game_id):
-            raise UnknownGame(game_id[:70])
-        if s is None:
-            with self.db.read_core() as conn:
-                return self._load(game_id, conn)
-        if head is None:
-            head = s.execute(_HEAD, {"gid": game_id}).first()
-        if head is None:
-            self.forget(game_id)
-            raise UnknownGame(game_id)
-        version, last_seq, clock, stamp, ruleset, judge, feed, dm_out = head
-        hit = self._cache.get(game_id)
-        if hit is not None and (hit.version, hit.last_seq, hit.stamp) == (
-                version, last_seq, stamp):
-            if (hit.judge_contact, hit.judge_feed, hit.dm_out, hit.clock) != (
-                    judge, feed, dm_out, clock):
-                hit = _Loaded(game_id, ruleset, hit.state, version, last_seq, clock, stamp,
-                              judge, feed, dm_out)
-            self._remember(hit)  # and the most recently used
-            return hit
-        # One statement for the state and its version: under READ COMMITTED a second read
-        # could see a later commit than the head did.
-        full = s.execute(_FULL, {"gid": game_id}).first()
-        if full is None:
-            raise UnknownGame(game_id)
-        version, last_seq, clock, stamp, ruleset, judge, feed, dm_out, data = full
-        loaded = _Loaded(game_id, ruleset, state_of(data), version, last_seq, clock, stamp,
-                         judge, feed, dm_out)
-        self._remember(loaded)
-        return loaded
-
-    def _previous(self, s: Session | Connection, game_id: str, msg_id: str, cmd: Command,
-                  sender: str | None, row: Any = None) -> Outcome | None:
-        """The original outcome of a message id applied before. `row`: its inbox row, read
-        already (the `_INBOX` columns, or `_PROBE`'s `i_` ones: None when there is none)."""
-        if row is None:
-            found = s.execute(_INBOX, {"gid": game_id, "mid": msg_id}).first()
-            if found is None:
-                return None
-            row = _InboxRow(found.sender, found.command, found.outcome, found.version,
-                            found.first_seq, found.last_seq, found.rejection)
-        if not _same_message(parse_command(decode(row.command)), cmd) or (
-                row.sender != sender):
-            raise MessageIdReused(f"{game_id}: message id {msg_id!r} was applied before to "
-                                  "another command or sender; this one is not applied")
-        events: tuple[Event, ...] = ()
-        if row.first_seq is not None:
-            bodies = s.scalars(select(LogEntry.body).where(
-                LogEntry.game_id == game_id, LogEntry.kind == "event",
-                LogEntry.seq.between(row.first_seq, row.last_seq)).order_by(LogEntry.seq))
-            events = tuple(event_of(b) for b in bodies)
-        rejection = Rejection.model_validate(decode(row.rejection)) if row.rejection else None
-        status: Status = row.outcome
-        return Outcome(game_id, msg_id, status, row.version, events, rejection, duplicate=True)
+    def is_judge(self, game_id: str, contact: str) -> bool:
+        return contact in self.judges or access.is_judge(contact, (),
+                                                         self.store.game_judge(game_id))
 
     # the pipeline ------------------------------------------------------------------------------
     def submit(self, game_id: str, command: Command | dict[str, Any], *, now: datetime,
@@ -674,288 +271,33 @@ class Service:
         game's clock (the `now` of its last accepted command) if `now` is earlier, so the
         game's time never goes back (a live message on a real clock)."""
         cmd: Command = COMMAND.validate_python(command) if isinstance(command, dict) else command
-        if msg_id is not None:
-            msg_id = inbox_id(msg_id)
-        if sender is not None and not 0 < len(sender) <= MAX_ID:
-            raise ValueError("a sender is a contact id of 1-128 characters")
-        clash: IntegrityError | None = None
-        # The read and the write on one hot connection (`Database.write_hot`: one checkout;
-        # on PostgreSQL fewer round trips): the read in autocommit, locking nothing and
-        # holding no transaction while the engine decides, the write in the transaction its
-        # first statement opens (SQLite: BEGIN IMMEDIATE, the write lock). The version check
-        # of the write is what catches another writer, as it is with two transactions; and
-        # a writer that waits on this one inside `before_write` gets in (no lock is held).
-        # An in-memory SQLite (no hot pool): a read transaction, then the write (holding the
-        # write lock across the engine would make any other writer wait).
-        one = self.db.hot
-        reconnects = 0
-        for _ in range(MAX_TRIES):
-            sent = False  # whether the COMMIT may have gone out (then it is never tried again)
-            hot_conn: Any = None
-            try:
-                with self.db.write_hot() if one else self.db.read_core() as conn:
-                    hot_conn = conn
-                    got = self._probe(conn, game_id, cmd, msg_id, sender)
-                    if isinstance(got, Outcome):
-                        return got
-                    if clash is not None:
-                        raise clash  # not a duplicate message after all
-                    loaded, seat = got
-                    denied = sender is not None and not self._permitted(
-                        game_id, cmd, sender, loaded.judge_contact, seat)
-                    at = max(now, loaded.clock) if monotonic else now
-                    if denied:  # refused and logged (the inbox row), the engine is not asked
-                        log.warning("%s: %s may not send %s", game_id, sender, cmd.kind)
-                        result: tuple[GameState, list[Event]] | Rejection = Rejection(
-                            code="not_permitted")
-                    else:
-                        result = handle(loaded.state, cmd, at)
-                    asker = _asker(cmd, sender, seat, loaded.judge_contact, self.judges)
-                    if one:
-                        if self.before_write is not None:
-                            self.before_write()
-                        out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
-                                                  sender, asker)
-                        sent = True  # the block ends: the COMMIT
-                if not one:
-                    if self.before_write is not None:
-                        self.before_write()
-                    with self.db.write_core() as conn:
-                        out, after = self._commit(conn, loaded, cmd, result, at, msg_id,
-                                                  sender, asker)
-                if after is not None:  # committed: the state written is the one to cache
-                    self._remember(after)
-                if out.accepted:
-                    self._committed(game_id, out.state, out.events)
-                return out
-            except _Conflict:
-                continue
-            except IntegrityError as exc:
-                if msg_id is None or exc is clash:
-                    raise
-                clash = exc  # the same message committed meanwhile? the reload tells
-            except DBAPIError as exc:
-                # PostgreSQL's hot path pings no connection it checks out: one found dead
-                # (the server restarted, an idle connection was cut) fails a statement, and
-                # SQLAlchemy invalidates it. Nothing was committed unless the COMMIT went out:
-                # before that, the command is tried again from its read, on a new connection.
-                # A refusal's one statement commits by itself (`_refusal`): once it was sent,
-                # the same as a COMMIT sent.
-                sent = sent or getattr(hot_conn, "may_have_committed", False)
-                if not (one and not self.db.sqlite and exc.connection_invalidated
-                        and not sent and reconnects < MAX_RECONNECTS):
-                    raise
-                reconnects += 1
-                log.warning("%s: connection lost before the commit, trying again: %s",
-                            game_id, exc.orig)
-        raise ConcurrencyError(f"{game_id}: gave up after {MAX_TRIES} conflicting writes")
 
-    def is_judge(self, game_id: str, contact: str, s: Session | Connection | None = None
-                 ) -> bool:
-        if s is None:
-            with self.db.read() as s2:
-                return self.is_judge(game_id, contact, s2)
-        if contact in self.judges:
-            return True
-        return s.scalar(select(Game.judge_contact).where(Game.id == game_id)) == contact
+        def decide(loaded: Loaded, seat: int | None) -> Decision:
+            at = max(now, loaded.clock) if monotonic else now
+            if sender is not None and not access.permitted(cmd, sender, self.judges,
+                                                           loaded.judge_contact, seat):
+                # refused and logged (the inbox row), the engine is not asked
+                log.warning("%s: %s may not send %s", game_id, sender, cmd.kind)
+                return Rejection(code="not_permitted"), at, _no_messages
+            asker = access.asker(cmd, sender, seat, self.judges, loaded.judge_contact)
+            dl = parent = None
+            if isinstance(cmd, Tick):
+                dl = loaded.state.deadline(cmd.deadline_id)
+                parent = loaded.state.deadline(dl.parent) if dl is not None and dl.parent \
+                    else None
 
-    def _probe(self, s: Connection, game_id: str, cmd: Command, msg_id: str | None,
-               sender: str | None) -> Outcome | tuple[_Loaded, int | None]:
-        """A command's read, one statement (and a second for the state when the cache does
-        not have it): the original outcome when the message id was applied before, else the
-        loaded snapshot and the sender's seat."""
-        if not GAME_ID.fullmatch(game_id):
-            raise UnknownGame(game_id[:70])
-        row = s.execute(_PROBE, {"gid": game_id, "mid": msg_id, "contact": sender}).first()
-        if row is None:
-            self.forget(game_id)
-            raise UnknownGame(game_id)
-        if msg_id is not None and row.i_outcome is not None:
-            seen = self._previous(s, game_id, msg_id, cmd, sender, _InboxRow(
-                row.i_sender, row.i_command, row.i_outcome, row.i_version, row.i_first_seq,
-                row.i_last_seq, row.i_rejection))
-            if seen is not None:
-                return seen
-        return self._load(game_id, s, tuple(row[:8])), row.seat
+            def messages(new: GameState, evs: Sequence[Event], head: int,
+                         rooms: RoomsView) -> list[Message]:
+                return route(game_id, new, evs, head=head, cmd=cmd, rooms=rooms,
+                             feed=loaded.judge_feed, asker=asker, deadline=dl, parent=parent,
+                             dm_out=loaded.dm_out)
 
-    def _permitted(self, game_id: str, cmd: Command, sender: str,
-                   judge_contact: str | None, seat: int | None) -> bool:
-        """May contact `sender` send `cmd` to this game? (CHAT.md: people) `judge_contact`:
-        the game's own judge, and `seat`: the sender's seat (None: none), read with the
-        snapshot."""
-        if cmd.kind == "tick":
-            return False  # deadlines fire from the scheduler, never from a chat
-        judge = sender in self.judges or sender == judge_contact
-        if cmd.kind.startswith("judge_"):
-            return judge
-        if cmd.kind == "vote" and judge:
-            return True  # a forum vote, entered by the judge as read from the thread
-        if seat is None or seat != getattr(cmd, "seat", None):
-            return False
-        return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES
+            return handle(loaded.state, cmd, at), at, messages
 
-    def _commit(self, s: Connection, old: _Loaded, cmd: Command,
-                result: tuple[GameState, list[Event]] | Rejection, now: datetime,
-                msg_id: str | None, sender: str | None, asker: Asker = NOBODY
-                ) -> tuple[Outcome, _Loaded | None]:
-        """The write transaction of one command; also what the snapshot now holds, for the
-        cache (None: the snapshot row did not change, the cached entry stays right)."""
-        gid = old.game_id
-        guard = {"gid": gid, "old": old.version}
-        if isinstance(result, Rejection) or result[0].version == old.version:
-            # Nothing changes, but take the row (and check the version) all the same: the
-            # verdict must have been reached on the latest state.
-            rejection = result if isinstance(result, Rejection) else None
-            status: Status = "rejected" if rejection else "noop"
-            inbox = None if msg_id is None else {
-                "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
-                "command": encode(cmd.model_dump()), "outcome": status,
-                "version": old.version, "first_seq": None, "last_seq": None,
-                "rejection": encode(rejection.model_dump()) if rejection else None}
-            reply = None if rejection is None else self._reply(old, cmd, rejection, msg_id,
-                                                               sender)
-            if getattr(s, "pipelined", False):  # PostgreSQL: one statement (_refusal)
-                params = dict(guard)
-                for prefix, row in (("i_", inbox), ("o_", reply)):
-                    for k, v in (row or {}).items():
-                        params[prefix + k] = v
-                if s.execute(_REFUSALS[inbox is not None, reply is not None], params
-                             ).scalar() != 1:
-                    raise _Conflict
-            else:
-                with _guarded(s, _TOUCH, guard):
-                    if inbox is not None:
-                        s.execute(_INSERT_INBOX, [inbox])
-                    if reply is not None:
-                        s.execute(_INSERT_OUTBOX, [reply])
-            return Outcome(gid, msg_id, status, old.version, (), rejection,
-                           state=old.state), None
-        new, events = result
-        first = old.last_seq + 1
-        last = old.last_seq + 1 + len(events)
-        stamp = utcnow()
-        clock = max(old.clock, now)
-        body = encode(cmd.model_dump())  # once: the inbox row and the command's log row
-        # PostgreSQL: the snapshot's UPDATE and the rows below in one round trip (a psycopg
-        # pipeline; the first error, a duplicate message id on the inbox row, fails it and
-        # the transaction as before)
-        with _guarded(s, _WRITE, {**guard, "b_version": new.version, "b_last_seq": last,
-                                  "b_clock": clock, "b_state": encode_state(new),
-                                  "b_updated_at": stamp}):
-            if msg_id is not None:  # a duplicate message id fails here, before the bulk rows
-                s.execute(_INSERT_INBOX, [{
-                    "game_id": gid, "msg_id": msg_id, "sender": sender, "received_at": now,
-                    "command": body, "outcome": "accepted", "version": new.version,
-                    "first_seq": first, "last_seq": last, "rejection": None}])
-            self._append(s, gid, new, new.version, events, cmd, now, msg_id,
-                         seq0=old.last_seq, phase=old.state.phase, body=body,
-                         judge_contact=old.judge_contact, feed=old.judge_feed, asker=asker,
-                         before=old.state, dm_out=old.dm_out)
-            self._sync_deadlines(s, gid, old.state, new)
-            self._sync_cards(s, gid, old.state, new)
-            if new.over:  # won, or ended by the judge (the seed is out either way), or halted
-                s.execute(_FINISH, {"gid": gid, "b_status": "halted" if new.halted else "over",
-                                    "b_winner": new.winner})
-        after = _Loaded(gid, old.ruleset, new, new.version, last, clock, stamp,
-                        old.judge_contact, old.judge_feed, old.dm_out)
-        return Outcome(gid, msg_id, "accepted", new.version, tuple(events), state=new), after
-
-    # writing helpers ---------------------------------------------------------------------------
-    def _append(self, s: Session | Connection, gid: str, state: GameState, version: int,
-                events: list[Event], cmd: Command | None, now: datetime, msg_id: str | None, *,
-                seq0: int = 0, phase: str = "SETUP", body: Any = None,
-                judge_contact: str | None | _Unread = UNREAD, feed: str = DEFAULT_FEED,
-                asker: Asker = NOBODY, before: GameState | None = None,
-                dm_out: bool = False) -> None:
-        """Log rows (the command, then its events) and their outbox rows. `before`: the
-        state the command was applied to (what a tick fired is read from it)."""
-        rows: list[dict[str, Any]] = []
-        seq = seq0
-        if cmd is not None:
-            seq += 1
-            rows.append({"game_id": gid, "seq": seq, "version": version, "kind": "command",
-                         "type": cmd.kind, "at": now, "phase": phase, "audience": {},
-                         "body": body if body is not None else encode(cmd.model_dump()),
-                         "msg_id": msg_id})
-        head = seq
-        for ev in events:
-            seq += 1
-            rows.append({"game_id": gid, "seq": seq, "version": version, "kind": "event",
-                         "type": ev.type, "at": ev.at, "phase": ev.phase,
-                         "audience": ev.audience.model_dump(mode="json"),
-                         "body": encode(ev.model_dump()), "msg_id": msg_id})
-        if rows:
-            s.execute(_INSERT_EVENTS, rows)
-        self._outbox(s, gid, state, events, head, cmd, judge_contact, feed, asker, before,
-                     dm_out)
-
-    def _outbox(self, s: Session | Connection, gid: str, state: GameState, events: list[Event],
-                head: int, cmd: Command | None, judge_contact: str | None | _Unread,
-                feed: str, asker: Asker, before: GameState | None, dm_out: bool) -> None:
-        """The commit's messages (bot/router.py), one outbox row each."""
-        rooms = RoomsView()
-        if any(ev.audience.group or ev.audience.public for ev in events):
-            # both sent before either is read (in a PostgreSQL pipeline: one round trip)
-            found = s.execute(_ROOMS, {"gid": gid})
-            members = None if isinstance(judge_contact, _Unread) else s.execute(
-                _ROOM_MEMBERS, {"gid": gid})
-            names = frozenset(name for name, _ in found)
-            seats = _room_seats(s, gid, self.judges, judge_contact, members)
-            rooms = RoomsView(names, {k: frozenset(v) for k, v in seats.items()})
-        deadline = parent = None
-        if isinstance(cmd, Tick) and before is not None:
-            deadline = before.deadline(cmd.deadline_id)
-            if deadline is not None and deadline.parent:
-                parent = before.deadline(deadline.parent)
-        messages = route(gid, state, events, head=head, cmd=cmd, rooms=rooms, feed=feed,
-                         asker=asker, deadline=deadline, parent=parent, dm_out=dm_out)
-        if not messages:
-            return
-        created = utcnow()
-        turn, due = hold(created)
-        s.execute(_INSERT_OUTBOX, [
-            {"dedupe_key": m.key, "game_id": gid, "seq": m.seq, "channel": m.channel,
-             "target": m.target, "address": None, "text": m.text, "created_at": created,
-             "attempts": 0, "next_attempt_at": due, "sent_at": None, "last_error": None,
-             "priority": REPLY if m.reply else NORMAL, "turn": turn}
-            for m in messages])
-
-    def _reply(self, old: _Loaded, cmd: Command, rejection: Rejection, msg_id: str | None,
-               sender: str | None) -> dict[str, Any]:
-        """The outbox row of the reply to a refused command."""
-        seat = getattr(cmd, "seat", None)
-        if sender is not None:
-            target = f"contact:{sender}"
-        elif cmd.kind.startswith("judge_"):
-            target = "judge"  # a judge's refused command is the judge's business, not the seat's
-        elif seat is not None and 1 <= seat <= len(old.state.seats):
-            target = f"seat:{seat}"
-        else:
-            target = "judge"
-        key = f"{old.game_id}/reply/{msg_id if msg_id is not None else uuid.uuid4().hex}"
-        return _direct_row(key, old.game_id, target, render_rejection(rejection, old.ruleset),
-                           address=sender, priority=REPLY)
-
-    def _sync_deadlines(self, s: Session | Connection, gid: str, old: GameState | None,
-                        new: GameState) -> None:
-        """Mirror the deadlines the scheduler must wait for: none while the game is paused."""
-        rows = _scheduled(new)
-        if old is not None and _scheduled(old) == rows:
-            return
-        if old is not None:
-            s.execute(_DELETE_DEADLINES, {"gid": gid})
-        if rows:
-            s.execute(_INSERT_DEADLINES, [{"game_id": gid, "deadline_id": d.id,
-                                             "kind": d.kind, "due": d.due}
-                                            for d in rows])
-
-    def _sync_cards(self, s: Session | Connection, gid: str, old: GameState, new: GameState
-                    ) -> None:
-        changed = [{"gid": gid, "b_seat": b.seat, "b_yellow": b.yellow, "b_red": b.red}
-                   for a, b in zip(old.seats, new.seats, strict=True)
-                   if (a.yellow, a.red) != (b.yellow, b.red)]
-        if changed:
-            s.execute(_CARD, changed)
+        out = self.store.run(game_id, cmd, msg_id, sender, decide)
+        if out.accepted and not out.duplicate:
+            self._committed(game_id, out.state, out.events)
+        return out
 
     # deadlines ---------------------------------------------------------------------------------
     def advance(self, game_id: str, until: datetime) -> list[Outcome]:
@@ -967,7 +309,7 @@ class Service:
     def _advance(self, game_id: str, until: datetime) -> list[Outcome]:
         out: list[Outcome] = []
         for _ in range(100_000):  # a bound, should a deadline ever come back forever
-            loaded = self._load(game_id)
+            loaded = self.store.load(game_id)
             dl = loaded.state.next_deadline()
             if dl is None or dl.due > until:
                 return out
@@ -986,16 +328,12 @@ class Service:
         raise RuntimeError(f"{game_id}: deadlines keep coming due at {until}")
 
     def due_games(self, now: datetime, game_ids: Iterable[str] | None = None) -> list[str]:
-        with self.db.read() as s:
-            q = select(DeadlineRow.game_id).where(DeadlineRow.due <= now).distinct()
-            if game_ids is not None:
-                q = q.where(DeadlineRow.game_id.in_(list(game_ids)))
-            return sorted(s.scalars(q))
+        return self.store.due_games(now, game_ids)
 
     def fire_due(self, now: datetime, game_ids: Iterable[str] | None = None) -> list[Outcome]:
         """What the scheduler calls (and start-up, for deadlines passed while down)."""
         out: list[Outcome] = []
-        for gid in self.due_games(now, game_ids):
+        for gid in self.store.due_games(now, game_ids):
             out.extend(self.advance(gid, now))
         return out
 
@@ -1009,118 +347,17 @@ class Service:
                            monotonic=monotonic)
 
     # rebuilding --------------------------------------------------------------------------------
-    def rebuild(self, game_id: str, *, write: bool = False) -> RebuildReport:
-        """new_game(params) + every logged command through the engine; compare with the
-        snapshot (and each command's events with the logged ones). `write`: store the rebuilt
-        state as the snapshot."""
-        with self.db.read() as s:
-            game = s.get(Game, game_id)
-            if game is None:
-                raise UnknownGame(game_id)
-            params = decode(game.params)
-            snap = s.get(Snapshot, game_id)
-            assert snap is not None
-            rows = list(s.scalars(select(LogEntry).where(LogEntry.game_id == game_id)
-                                  .order_by(LogEntry.seq)))
-        snapshot = state_of(snap.state)
-        report = RebuildReport(game_id, None, snapshot)
-        state, events = new_game(**params)
-        groups: list[tuple[LogEntry | None, list[LogEntry]]] = [(None, [])]
-        for row in rows:
-            if row.kind == "command":
-                groups.append((row, []))
-            else:
-                groups[-1][1].append(row)
-        expect_seq = 1
-        for row in rows:
-            if row.seq != expect_seq:
-                report.problems.append(f"seq {expect_seq} is missing (next is {row.seq})")
-                expect_seq = row.seq
-            expect_seq += 1
-        for head, logged in groups:
-            if head is not None:
-                cmd = parse_command(decode(head.body))
-                out = handle(state, cmd, head.at)
-                if isinstance(out, Rejection) or out[0].version == state.version:
-                    report.problems.append(f"seq {head.seq}: the engine no longer accepts "
-                                           f"{describe_command(cmd)}: {out}")
-                    return report
-                state, events = out
-                if state.version != head.version:
-                    report.problems.append(f"seq {head.seq}: version {state.version}, "
-                                           f"logged {head.version}")
-            if [e.model_dump() for e in events] != [event_of(r.body).model_dump()
-                                                    for r in logged]:
-                where = f"seq {head.seq}" if head else "the game's creation"
-                report.problems.append(f"{where}: the events differ from the log")
-        report.state = state
-        if state.model_dump() != snapshot.model_dump():
-            report.problems.append("the rebuilt state differs from the stored snapshot")
-        if snap.last_seq != len(rows):
-            report.problems.append(f"snapshot last_seq {snap.last_seq}, log has {len(rows)}")
-        if write and state is not None:
-            with self.db.write() as s:
-                s.execute(update(Snapshot).where(Snapshot.game_id == game_id).values(
-                    version=state.version, last_seq=len(rows), state=encode_state(state),
-                    updated_at=utcnow()))
-                self._sync_deadlines(s, game_id, snapshot, state)
-                self._sync_cards(s, game_id, snapshot, state)
-            self.forget(game_id)  # the state under this version may have changed
-            self._committed(game_id, state)
+    def rebuild(self, game_id: str, *, write: bool = False) -> Any:
+        """new_game + every logged command through the engine, compared with the snapshot
+        (bot/rebuild.py)."""
+        from bot.rebuild import rebuild
+
+        report = rebuild(self.store, game_id, write=write)
+        if write and report.state is not None:
+            self._committed(game_id, report.state)
         return report
 
 
-def _room_seats(s: Session | Connection, gid: str, judges: frozenset[str],
-                game_judge: str | None | _Unread = UNREAD, members: Any = None
-                ) -> dict[str, set[int]]:
-    """The seats whose contacts are in each of the game's rooms (bot/chat/rooms.py). A member
-    who is neither a seat's contact nor a judge counts as seat -1, in no audience: the room
-    then gets no post until it is put right. `members`: the `_ROOM_MEMBERS` result, when
-    executed already."""
-    if isinstance(game_judge, _Unread):  # not read with the snapshot: read it now
-        game_judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
-    out: dict[str, set[int]] = {}
-    if members is None:
-        members = s.execute(_ROOM_MEMBERS, {"gid": gid})
-    for room, contact, seat in members:
-        seats = out.setdefault(room, set())
-        if seat is not None:
-            seats.add(seat)
-        elif contact not in judges and contact != game_judge:
-            seats.add(-1)
-    return out
-
-
-def _scheduled(state: GameState) -> list[Deadline]:
-    """The deadlines that can fire: none while the judge has paused the game."""
-    return [] if state.paused_at is not None else state.deadlines
-
-
-def _direct_row(key: str, game_id: str, target: str, text: str,
-                address: str | None = None, priority: int = NORMAL) -> dict[str, Any]:
-    """An outbox row that renders no log row (a reply to a message, or a note to the judge):
-    its columns but the id, held until the current turn ends (bot/outbox.py)."""
-    created = utcnow()
-    turn, due = hold(created)
-    return {"dedupe_key": key, "game_id": game_id, "seq": None,
-            "channel": "judge" if target == "judge" else "dm", "target": target,
-            "address": address, "text": text, "created_at": created, "attempts": 0,
-            "next_attempt_at": due, "sent_at": None, "last_error": None,
-            "priority": priority, "turn": turn}
-
-
-def _direct_message(key: str, game_id: str, target: str, text: str,
-                    address: str | None = None) -> OutboxRow:
-    """`_direct_row` as an ORM object."""
-    return OutboxRow(**_direct_row(key, game_id, target, text, address))
-
-
-def _asker(cmd: Command, sender: str | None, seat: int | None, judge_contact: str | None,
-           judges: frozenset[str]) -> Asker:
-    """Who sent `cmd` (None: the operator, the scheduler): the seat acting for itself, or a
-    judge of the game (a judge is never a player of it)."""
-    if sender is None:
-        return Asker()
-    if sender in judges or sender == judge_contact:
-        return Asker(judge=True, own_judge=sender == judge_contact)
-    return Asker(seat=seat if seat is not None and seat == getattr(cmd, "seat", None) else None)
+def _no_messages(state: GameState, events: Sequence[Event], head: int,
+                 rooms: RoomsView) -> list[Message]:
+    return []

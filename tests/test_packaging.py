@@ -20,7 +20,7 @@ def test_an_installed_wheel_migrates_a_fresh_database(tmp_path: Path) -> None:
     (wheel,) = wheels.glob("wolfjudge-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("migrations/env.py", "migrations/script.py.mako",
-                   "migrations/versions/0001_initial_schema.py", "bot/chat/texts.yaml",
+                   "migrations/versions/0001_initial_schema.py", "bot/texts.yaml", "bot/feed.yaml",
                    "bot/commands/vocabulary.yaml", "rulesets/classic/data.yaml"):
         assert needed in names, needed
     site = tmp_path / "site"

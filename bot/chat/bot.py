@@ -36,7 +36,6 @@ from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
 from bot.chat.lobby import new_code
 from bot.chat.rooms import Rooms
-from bot.chat.texts import seats_text, t
 from bot.commands.parse import Parsed, ParseError, parse
 from bot.forum.reader import ThreadSource
 from bot.forum.votes import ForumVotes
@@ -44,6 +43,7 @@ from bot.gametime import DEFAULT_TIME_ZONE
 from bot.outbox import NORMAL, REPLY, deliver
 from bot.service import GAME_ID, MAX_ID, MessageIdReused, Service, UnknownGame, event_of, new_seed
 from bot.store.models import ChatMessage, Game, Lobby, LobbyPlayer, LogEntry, Player, Room
+from bot.texts import seats_text, t
 from bot.transport import Incoming, Transport, TransportSender
 from engine.events import Event
 from engine.model import GameState

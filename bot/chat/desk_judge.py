@@ -14,13 +14,13 @@ from bot.chat import views
 from bot.chat.common import END_CONFIRM, Turn
 from bot.chat.desk import Desk
 from bot.chat.lobby import new_token
-from bot.chat.texts import t
 from bot.commands.convert import ConvertError, judge_command
 from bot.commands.parse import Parsed
 from bot.feed import DEFAULT_FEED, feed_name, feed_of
 from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
 from bot.store.models import Game, JudgeSetting, Lobby, OutboxRow, Player, SeatToken
+from bot.texts import t
 from bot.transport import Incoming
 from engine import commands as engine_commands
 from engine.model import GameState
@@ -132,7 +132,7 @@ class JudgeDesk(Desk):
         self._submit(msg, gid, engine_commands.JudgeEnd(), turn)
 
     def _export(self, gid: str, at: datetime) -> str:
-        from bot.store.audit import export_game
+        from bot.audit import export_game
 
         data = export_game(self.service, gid)
         text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)

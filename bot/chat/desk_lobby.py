@@ -19,7 +19,6 @@ from bot.chat.lobby import (
     seat_order,
     split_options,
 )
-from bot.chat.texts import role_name, ruleset_name, t
 from bot.clock import utcnow
 from bot.commands.parse import Parsed
 from bot.feed import DEFAULT_FEED
@@ -27,6 +26,7 @@ from bot.gametime import wall_clock, zone
 from bot.outbox import DIGEST
 from bot.service import GAME_ID, GameExists
 from bot.store.models import Game, JudgeSetting, Lobby, LobbyPlayer, OutboxRow
+from bot.texts import role_name, ruleset_name, t
 from bot.transport import Incoming
 
 log = logging.getLogger(__name__)

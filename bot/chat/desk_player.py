@@ -11,7 +11,6 @@ from sqlalchemy import select
 from bot.chat import views
 from bot.chat.common import VOTE_VERBS, Turn
 from bot.chat.desk import Desk
-from bot.chat.texts import room_name, t
 from bot.commands.convert import ConvertError, player_command
 from bot.commands.parse import Parsed
 from bot.feed import describe_command, submission
@@ -19,6 +18,7 @@ from bot.gametime import wall_clock, zone
 from bot.render import messages_for
 from bot.service import GAME_ID, Outcome, event_of
 from bot.store.models import Game, LogEntry, Player, Room
+from bot.texts import room_name, t
 from bot.transport import Incoming
 from engine.commands import Act, Command
 from engine.events import Event

@@ -30,12 +30,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.chat.bot import ChatBot
 from bot.chat.console import Console, VirtualClock, parse_clock
-from bot.chat.texts import t
 from bot.gametime import instant_of, zone
 from bot.outbox import deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
+from bot.texts import t
 from bot.transport import TransportSender
 from bot.transport.pacing import Pacer, PacingSettings
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from bot.chat.texts import t
+from bot.texts import t
 from engine import new_game, rng
 from engine.options import OptionError
 from engine.ruleset import get_ruleset

@@ -18,9 +18,9 @@ from functools import partial
 
 from sqlalchemy import delete, select
 
-from bot.chat.texts import room_name, seats_text, t
 from bot.service import Service
 from bot.store.models import Lobby, Player, Room, RoomMember
+from bot.texts import room_name, seats_text, t
 from bot.transport import Transport, TransportError
 from engine.events import Event
 from engine.model import GameState

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from bot.chat.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
 from bot.feed import describe_deadline, submission
 from bot.render import render_event
 from bot.service import event_of
 from bot.store.models import LogEntry
+from bot.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
 from engine.model import GameState
 from engine.votes import tally
 from rulesets.data import load

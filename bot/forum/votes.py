@@ -21,13 +21,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.chat.texts import t
 from bot.forum.ledger import DECISIONS, Day, Line, Verdict, judge_day
 from bot.forum.posts import PostVote, read_vote
 from bot.forum.reader import ThreadRead, ThreadSource, TiebaSource
 from bot.gametime import wall_clock, zone
 from bot.service import Service, UnknownGame
 from bot.store.models import ForumLine, ForumThread, Game, Lobby, Player
+from bot.texts import t
 from engine.model import Deadline, GameState
 
 log = logging.getLogger(__name__)

@@ -145,7 +145,7 @@ def test_start_deals_a_role_dm_to_everyone(table: Table, text: str, players: int
         role = ROLE.search(x).group(1)  # type: ignore[union-attr]
         assert role in roles, x
         assert table.contact(code, seats[c]) == c
-        from bot.chat.texts import role_name
+        from bot.texts import role_name
         assert role == role_name(state.ruleset, state.seat(seats[c]).role)
     assert "已开始" in "".join(dm_texts(sent, JUDGE))
     assert "已经开始" in table.reply("P99", f"报名 {code} 迟到")

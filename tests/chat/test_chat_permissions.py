@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from chathelp import CJK, JUDGE, Table, dm_texts
 
-from bot.chat.texts import role_name
+from bot.texts import role_name
 
 # One form of every command of CHAT.md's judge table ({code}: the game's code).
 JUDGE_COMMANDS = [

@@ -16,9 +16,9 @@ from chathelp import JUDGE, ZONE, Table, dm_texts
 
 from bot.chat.demo import JUDGE as DEMO_JUDGE
 from bot.chat.demo import Demo
-from bot.chat.texts import t
 from bot.render import render_event
 from bot.service import event_of
+from bot.texts import t
 from bot.transport.memory import MemoryTransport
 
 NOTICES = [re.compile(".+".join(map(re.escape, t(key, **{f: "\0" for f in fields}).split("\0"))))

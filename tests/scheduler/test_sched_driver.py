@@ -179,7 +179,7 @@ def test_a_fast_game_in_another_zone_exports_and_verifies(db_url: str) -> None:
 
     from schedhelp import start_bot
 
-    from bot.store.audit import export_game, timeline, verify_export
+    from bot.audit import export_game, timeline, verify_export
 
     bot = start_bot(db_url, tz="Europe/Berlin")
     try:

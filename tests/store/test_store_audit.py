@@ -15,9 +15,9 @@ from randomgames import finished_games
 from sqlalchemy import update
 from storehelp import OPTION_SETS, START, feed, first_post_commitment
 
+from bot.audit import JUDGE_ONLY, export_game, timeline, verify_export
 from bot.cli import main
 from bot.service import Service
-from bot.store.audit import JUDGE_ONLY, export_game, timeline, verify_export
 from bot.store.codec import encode
 from bot.store.models import Snapshot
 

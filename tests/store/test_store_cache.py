@@ -29,7 +29,7 @@ def test_another_writers_commit_is_seen(two: tuple[Service, Service]) -> None:
     classic_game(a)
     a.advance("g1", at(1, 9))
     cached = a.state("g1")  # A has the game cached now
-    assert a._cache["g1"].state is cached
+    assert a.store._cache["g1"].state is cached
     assert b.submit("g1", Vote(seat=2, target=5), now=at(1, 10), msg_id="b1").accepted
     seen = a.state("g1")
     assert seen is not cached and seen.version == cached.version + 1 and 2 in seen.votes
@@ -74,11 +74,11 @@ def test_a_rolled_back_commit_leaves_no_cached_state(two: tuple[Service, Service
     def boom(*_args: object, **_kw: object) -> None:
         raise RuntimeError("the transaction fails after the snapshot was written")
 
-    real = a._sync_cards
-    a._sync_cards = boom  # type: ignore[method-assign]
+    real = a.store._sync_cards
+    a.store._sync_cards = boom  # type: ignore[method-assign]
     with pytest.raises(RuntimeError):
         a.submit("g1", Vote(seat=1, target=5), now=at(1, 10), msg_id="m1")
-    a._sync_cards = real  # type: ignore[method-assign]
+    a.store._sync_cards = real  # type: ignore[method-assign]
     assert a.state("g1").version == v0 and 1 not in a.state("g1").votes
     assert a.submit("g1", Vote(seat=1, target=5), now=at(1, 10), msg_id="m1").accepted
 
@@ -89,9 +89,9 @@ def test_the_cache_is_bounded(db_url: str) -> None:
         for gid in ("g1", "g2", "g3"):
             classic_game(svc, gid)
             svc.state(gid)
-        assert list(svc._cache) == ["g2", "g3"]
+        assert list(svc.store._cache) == ["g2", "g3"]
         assert svc.state("g1").version == svc.state("g2").version  # g1 decoded again
-        assert list(svc._cache) == ["g1", "g2"]  # least recently used out first
+        assert list(svc.store._cache) == ["g1", "g2"]  # least recently used out first
     finally:
         svc.close()
 
@@ -100,6 +100,6 @@ def test_no_cache(db_url: str) -> None:
     svc = Service(db_url, cache_size=0)
     try:
         classic_game(svc)
-        assert svc.state("g1") is not svc.state("g1") and not svc._cache
+        assert svc.state("g1") is not svc.state("g1") and not svc.store._cache
     finally:
         svc.close()

@@ -8,7 +8,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from storehelp import at, classic_game, hot_plan
 
-import bot.service as service_module
+import bot.store.games as service_module
 from bot.service import Service
 from bot.store.hot import _HOT, HotConnection, PipelinedConnection, plan
 from bot.store.models import InboxMessage, LogEntry, OutboxRow

@@ -18,11 +18,12 @@ from sqlalchemy import event, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from storehelp import at, classic_game, count, feed, hot_plan, random_games
 
-import bot.service as service_module
+import bot.store.games as service_module
 import bot.store.hot as hot_module
 from bot.service import Service
 from bot.store import migrate
 from bot.store.db import Database
+from bot.store.games import GameStore
 from bot.store.hot import _HOT, HotConnection, plan
 from bot.store.models import Game, InboxMessage, LogEntry, OutboxRow, Snapshot
 from engine.commands import Vote
@@ -164,7 +165,7 @@ def test_a_failed_write_leaves_nothing(svc: Service, monkeypatch: pytest.MonkeyP
     def broken(*_a: Any, **_k: Any) -> None:
         raise RuntimeError("the disk is full")
 
-    monkeypatch.setattr(Service, "_sync_cards", broken)  # after the snapshot, inbox and log
+    monkeypatch.setattr(GameStore, "_sync_cards", broken)  # after the snapshot, inbox and log
     with pytest.raises(RuntimeError):
         svc.submit("g1", Vote(seat=1, target=2), now=at(1, 10), msg_id="m1", sender="wx-g1-1")
     monkeypatch.undo()

@@ -101,7 +101,7 @@ def test_a_seed_is_the_csprng_output_itself(tmp_path: Path,
         drawn.append(nbytes)
         return "ab" * nbytes
 
-    monkeypatch.setattr("bot.service.secrets.token_hex", token_hex)
+    monkeypatch.setattr("bot.ids.secrets.token_hex", token_hex)
     url = f"sqlite:///{tmp_path / 'db.db'}"
     migrate(url)
     service = Service(url)

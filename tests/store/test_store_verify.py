@@ -14,9 +14,9 @@ import pytest
 from randomgames import finished_games
 from storehelp import OPTION_SETS, feed, first_post_commitment
 
+from bot.audit import export_game, verify_export
 from bot.cli import main
 from bot.service import Service
-from bot.store.audit import export_game, verify_export
 from bot.store.models import Game
 from bot.store.signing import sign
 

@@ -20,13 +20,13 @@ from datetime import date, datetime, time
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from sqlalchemy import select
 
 from bot.feed import describe_command
 from bot.render import render_event
-from bot.service import Service, UnknownGame, event_of
+from bot.service import Service
 from bot.store.codec import decode
-from bot.store.models import Game, InboxMessage, LogEntry, Player
+from bot.store.games import event_of
+from bot.store.models import LogEntry
 from bot.store.signing import ALG, public_key, sign, verify
 from engine import handle, new_game, rng
 from engine.commands import parse_command
@@ -52,17 +52,7 @@ def _json(value: Any) -> Any:
 
 
 def export_game(service: Service, game_id: str) -> dict[str, Any]:
-    with service.db.read() as s:
-        game = s.get(Game, game_id)
-        if game is None:
-            raise UnknownGame(game_id)
-        rows = list(s.scalars(select(LogEntry).where(LogEntry.game_id == game_id)
-                              .order_by(LogEntry.seq)))
-        players = list(s.scalars(select(Player).where(Player.game_id == game_id)
-                                 .order_by(Player.seat)))
-        refused = list(s.scalars(select(InboxMessage).where(
-            InboxMessage.game_id == game_id, InboxMessage.outcome != "accepted")
-            .order_by(InboxMessage.received_at, InboxMessage.msg_id)))
+    game, rows, players, refused = service.store.export_rows(game_id)
     params = decode(game.params)
     finished = game.status == "over"  # a halted game's seed was never revealed either
     if not finished:  # no seed material before GameOver reveals the seed

@@ -1,0 +1,56 @@
+"""Who may do what (CHAT.md, "People"): one place for the service and the chat layer.
+
+A judge is a contact named in the bot's settings (WOLFJUDGE_JUDGES) or a game's own judge. A
+player acts only for their own seat; only judges send judge commands; nobody sends a tick
+(deadlines fire from the scheduler). A judge is never a player of their own game.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from bot.router import Asker
+from engine.commands import Command
+
+# Vote modes a player may send for their own seat; the others ("correct": the judge's own
+# correction entry, "void": a malformed forum post) are entered by a judge.
+PLAYER_VOTE_MODES = frozenset({"vote", "change", "request_correct"})
+
+
+def env_judges() -> frozenset[str]:
+    """The judges' contacts from WOLFJUDGE_JUDGES (comma-separated), as CHAT.md says."""
+    return frozenset(j.strip() for j in os.environ.get("WOLFJUDGE_JUDGES", "").split(",")
+                     if j.strip())
+
+
+def is_judge(contact: str, judges: Iterable[str], game_judge: str | None) -> bool:
+    """Whether `contact` judges a game: a judge of the bot, or the game's own."""
+    return contact in judges or (game_judge is not None and contact == game_judge)
+
+
+def permitted(cmd: Command, sender: str, judges: frozenset[str], game_judge: str | None,
+              seat: int | None) -> bool:
+    """May contact `sender` send `cmd` to a game whose own judge is `game_judge`, being its
+    seat `seat` (None: no seat)?"""
+    if cmd.kind == "tick":
+        return False  # deadlines fire from the scheduler, never from a chat
+    judge = is_judge(sender, judges, game_judge)
+    if cmd.kind.startswith("judge_"):
+        return judge
+    if cmd.kind == "vote" and judge:
+        return True  # a forum vote, entered by the judge as read from the thread
+    if seat is None or seat != getattr(cmd, "seat", None):
+        return False
+    return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES
+
+
+def asker(cmd: Command, sender: str | None, seat: int | None, judges: frozenset[str],
+          game_judge: str | None) -> Asker:
+    """Who sent `cmd`, for the router (None: the operator, the scheduler): the seat acting
+    for itself, or a judge of the game."""
+    if sender is None:
+        return Asker()
+    if is_judge(sender, judges, game_judge):
+        return Asker(judge=True, own_judge=sender == game_judge)
+    return Asker(seat=seat if seat is not None and seat == getattr(cmd, "seat", None) else None)
