@@ -26,7 +26,11 @@ from rulesets.anomaly.statuses import STAGE
 from rulesets.data import YAML_LOADER, read_yaml
 
 START = date(2026, 1, 1)  # calendar day 1 of every scenario
-TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description"}
+TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description",
+            "rules"}
+# Extension: `rules: [C-WOLF-1, P-DL-6]`, the rule IDs the file checks (what counts a rule as
+# covered, tests/test_rule_coverage.py).
+RULE_ID = re.compile(r"[A-Z]+(?:-[A-Z0-9]+)+")
 
 
 
@@ -169,6 +173,11 @@ class Scenario:
                 raise ScenarioError(1, f"missing key {key!r}")
         if not isinstance(doc["steps"], list):
             raise ScenarioError(self.key_lines.get("steps", 1), "steps must be a list")
+        rules = doc.get("rules", [])
+        if not isinstance(rules, list) or not all(
+                isinstance(r, str) and RULE_ID.fullmatch(r) for r in rules):
+            raise ScenarioError(self.key_lines.get("rules", 1),
+                                "rules is a list of rule IDs, e.g. [C-WOLF-1, P-DL-6]")
         return doc
 
     def start(self, doc: dict[str, Any]) -> Game:
