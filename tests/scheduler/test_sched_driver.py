@@ -23,7 +23,8 @@ from bot.store.models import Game
 SHANGHAI = zone("Asia/Shanghai")
 
 
-def test_a_real_asyncio_scheduler_runs_the_jobs(db_url: str) -> None:
+@pytest.mark.asyncio
+async def test_a_real_asyncio_scheduler_runs_the_jobs(db_url: str) -> None:
     """Every deadline of a game in 2020 is in the past for APScheduler's own clock, so its jobs
     run at once, concurrently, on a real event loop: nobody acts, and the jobs alone play the
     game to its end, each deadline once, in order."""
@@ -52,7 +53,7 @@ def test_a_real_asyncio_scheduler_runs_the_jobs(db_url: str) -> None:
             sched.stop()
 
     try:
-        asyncio.run(play())
+        await play()
         state = service.state("g1")
         assert state.winner is not None and state.day >= 1
         ticks = [r.msg_id for r in service.log("g1") if r.type == "tick"]
@@ -111,7 +112,8 @@ def test_monotonic_submit_never_dates_a_message_before_the_game_clock(bot: Bot) 
 
 
 # the chat console on the real scheduler, and `wolfjudge run` -----------------------------------
-def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
+@pytest.mark.asyncio
+async def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
     """`Console.run_real`: a real AsyncIOScheduler, lines read on an executor thread; a judge
     makes and starts a game by chat, gives prior notice for two seats, a malformed line gets a
     note and the console goes on."""
@@ -120,13 +122,12 @@ def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
     out = io.StringIO()
     made = io.StringIO("J: 新游戏 经典\n")
     try:
-        asyncio.run(Console(service, out, judges=["J"], clock=clock).run_real(made))
+        await Console(service, out, judges=["J"], clock=clock).run_real(made)
         code = re.search(r"游戏码 ([A-Z0-9]{4,8})", out.getvalue())
         assert code, out.getvalue()
         lines = "".join(f"p{n}: 报名 {code[1]} 马甲{n}\n" for n in range(1, 13))
         lines += "J: 开始\nJ: 报备 3\nnonsense\nJ: 报备 4号\n/echo done\n"
-        asyncio.run(Console(service, out, judges=["J"], clock=clock).run_real(
-            io.StringIO(lines)))
+        await Console(service, out, judges=["J"], clock=clock).run_real(io.StringIO(lines))
     finally:
         service.close()
     text = out.getvalue()
