@@ -1,13 +1,17 @@
 """The conversation layer (issue 8): one incoming message in, every reply and post out.
 
-    Incoming ─> parse (bot.commands) ─> which game, which seat ─> may they? ─> Service ─> outbox
-                                                                              └─> rooms, replies
+    Incoming ─> parse (bot.commands) ─> which game, which stage, who ─> may they? ─> its handler
+                                                                      (bot/chat/verbs.py)
+    the handler ─> Service ─> outbox; rooms follow every commit; replies go with the turn
 
 Transport-independent: it talks to a `Transport` only. Every DM command gets one reply at once
 (the engine's own message to the seat or the judge when there is one, else a short receipt);
 chatter in a room gets none. A refusal names no secret: the engine's rejections are worded the
 same whoever asks, and the permission check runs before the engine sees the command. A message
 id seen before is not handled again, lobby commands included.
+
+Who may send a command is declared once, in vocabulary.yaml (`who` of the form that matched),
+and checked once, here, with bot/access.py's answer to who is a judge of the game.
 """
 
 from __future__ import annotations
@@ -19,39 +23,47 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
-
-from bot.chat.common import (
-    KILLERS_ROOM,
-    KILLERS_ROOM_VERBS,
-    MAX_TEXT,
-    ROOM_VERBS,
-    Turn,
-    chat_row,
-    judge_form,
-)
+from bot import access
 from bot.chat.desk_judge import JudgeDesk
 from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
 from bot.chat.lobby import new_code
+from bot.chat.pipeline import Pipeline
 from bot.chat.rooms import Rooms
+from bot.chat.verbs import (
+    GAME,
+    JUDGE,
+    LOBBY,
+    PLAYER,
+    DeskContext,
+    Registry,
+    Request,
+    Role,
+    Stage,
+)
 from bot.commands.parse import Parsed, ParseError, parse
+from bot.commands.vocabulary import VERBS
 from bot.forum.reader import ThreadSource
 from bot.forum.votes import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
-from bot.outbox import NORMAL, REPLY, deliver
-from bot.service import GAME_ID, MAX_ID, MessageIdReused, Service, UnknownGame, event_of, new_seed
-from bot.store.models import ChatMessage, Game, Lobby, LobbyPlayer, LogEntry, Player, Room
+from bot.ids import GAME_ID, MAX_ID, new_seed
+from bot.outbox import deliver
+from bot.service import MessageIdReused, Service, UnknownGame
+from bot.store.chat import ChatStore
 from bot.texts import seats_text, t
 from bot.transport import Incoming, Transport, TransportSender
 from engine.events import Event
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
+MAX_TEXT = 4096
+KILLERS_ROOM = "wolves"  # the engine group whose room takes the killers' commands
+# Where a command may be sent (vocabulary.yaml `where`): the killers' room, or the room bound.
+KILLERS_ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "killers_room" in v.where)
+ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "room" in v.where) | KILLERS_ROOM_VERBS
 
 
-class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
+class ChatBot:
     """`judges`: the contacts with judge rights (CHAT.md: WOLFJUDGE_JUDGES, `--judge`)."""
 
     def __init__(self, service: Service, transport: Transport, *,
@@ -71,12 +83,21 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             service.judges = frozenset(judges)
         self.transport = transport
         self.sender = TransportSender(transport)
-        self.time_zone = time_zone
-        self.export_dir = Path(export_dir)
-        self.rooms = Rooms(service, transport, self._dm, self.post)
+        self.chats = ChatStore(service.db)
+        self.rooms = Rooms(service, self.chats, transport, self.tell, self.post)
         self.forum = (ForumVotes(service, forum_source) if clock is None
                       else ForumVotes(service, forum_source, clock=clock))
         self.on_deliver: Callable[[], None] | None = None
+        ctx = DeskContext(service=service, chats=self.chats, rooms=self.rooms,
+                          forum=self.forum, seeds=lambda: self.seeds(),
+                          codes=lambda: self.codes(), time_zone=time_zone,
+                          export_dir=Path(export_dir),
+                          after_commit=lambda gid: self.after_commit(gid))
+        pipeline = Pipeline(ctx)
+        self.lobby = LobbyDesk(ctx)
+        self.players = PlayerDesk(ctx, pipeline)
+        self.judging = JudgeDesk(ctx, pipeline)
+        self.verbs = Registry().collect([self.lobby, self.players, self.judging])
         # Rooms follow every commit, the scheduler's ticks included: told the state and the
         # events just committed, so that no commit decodes the snapshot or reads the log again.
         service.on_commit_state.append(self._after_commit)
@@ -96,17 +117,15 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             return
         deliver(self.service.db, self.sender)
 
-    def _dm(self, to: str, text: str, game_id: str | None = None) -> None:
+    def tell(self, to: str, text: str, game_id: str | None = None) -> None:
         """A DM of the chat layer's own (to a judge, about rooms, a reconnect): through the
         outbox like every send, so it is paced, retried and sent once."""
-        with self.service.db.write() as s:
-            s.add(chat_row(f"chat/{uuid.uuid4().hex}", to, text, game_id))
+        self.chats.dm(f"chat/{uuid.uuid4().hex}", to, text, game_id)
         self.deliver()
 
     def post(self, game_id: str, group: str, room: str, text: str) -> None:
         """A room notice of the chat layer's own (members, someone out): through the outbox."""
-        with self.service.db.write() as s:
-            s.add(chat_row(f"chat/{uuid.uuid4().hex}", room, text, game_id, group=group))
+        self.chats.post(f"chat/{uuid.uuid4().hex}", game_id, group, room, text)
         self.deliver()
 
     # the entry point ---------------------------------------------------------------------------
@@ -117,30 +136,23 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
             return
         msg_key = msg.msg_id if len(msg.msg_id) <= MAX_ID else "sha256:" + hashlib.sha256(
             msg.msg_id.encode()).hexdigest()
-        with self.service.db.read() as s:
-            if s.get(ChatMessage, msg_key) is not None:
-                return  # seen before: handled once
+        if self.chats.seen(msg_key):
+            return  # seen before: handled once
         # One turn: everything this message causes, replies and posts alike, leaves as one
         # message per recipient when it is handled (bot/outbox.py), the answer first.
         with self.service.turn(f"msg/{msg_key}"):
-            turn = Turn()
+            r = Request(msg, p=Parsed(verb=""))
             try:
-                self._route(msg, turn)
+                self._route(msg, r)
             except MessageIdReused:
                 log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
             except Exception:
                 log.exception("message %s from %s failed", msg.msg_id, msg.sender)
                 if msg.room is None:
-                    turn.say(msg.sender, t("busy"))
-            try:  # the message is marked handled together with its replies (outbox rows)
-                with self.service.db.write() as s:
-                    s.add(ChatMessage(msg_id=msg_key, sender=msg.sender,
-                                      received_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
-                    s.flush()
-                    for i, reply in enumerate(turn.replies):
-                        s.add(chat_row(f"chat/{msg_key}/{i}", reply.to, reply.text, None,
-                                       priority=REPLY if reply.to == msg.sender else NORMAL))
-            except IntegrityError:
+                    r.say(t("busy"))
+            # the message is marked handled together with its replies (outbox rows)
+            if not self.chats.handled(msg_key, msg.sender,
+                                      msg.at.astimezone(UTC).replace(tzinfo=None), r.replies):
                 log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
 
     def _after_commit(self, gid: str, state: GameState, events: tuple[Event, ...]) -> None:
@@ -150,7 +162,7 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
                      state: GameState | None = None) -> None:
         """Rooms follow the state (the scheduler's ticks come here too). `state`: the one
         just committed (else it is read)."""
-        lobby = self._lobby(gid)
+        lobby = self.chats.lobby(gid)
         if lobby is None:
             return
         if state is None:
@@ -158,184 +170,143 @@ class ChatBot(LobbyDesk, PlayerDesk, JudgeDesk):
                 state = self.service.state(gid)
             except UnknownGame:
                 return
-        recent = list(events) or self._recent_events(gid)
+        recent = list(events) or self.chats.last_events(gid)
         self.rooms.sync(gid, state, recent, lobby)
 
-    def _recent_events(self, gid: str) -> list[Event]:
-        """The events of the game's last command (what the rooms react to)."""
-        with self.service.db.read() as s:
-            head = s.scalar(select(func.max(LogEntry.seq)).where(
-                LogEntry.game_id == gid, LogEntry.kind == "command")) or 0
-            bodies = list(s.scalars(select(LogEntry.body).where(
-                LogEntry.game_id == gid, LogEntry.seq > head).order_by(LogEntry.seq)))
-        return [event_of(b) for b in bodies]
-
     # routing -----------------------------------------------------------------------------------
-    def _route(self, msg: Incoming, turn: Turn) -> None:
-        text = msg.text
+    def _route(self, msg: Incoming, r: Request) -> None:
         in_room = msg.room is not None
-        if len(text) > MAX_TEXT:
+        if len(msg.text) > MAX_TEXT:
             if not in_room:
-                turn.say(msg.sender, t("too_long", limit=MAX_TEXT))
+                r.say(t("too_long", limit=MAX_TEXT))
             return
         try:
-            p = parse(text)
+            p = parse(msg.text)
         except ParseError as exc:
             if not in_room:
-                turn.say(msg.sender, exc.message)
+                r.say(exc.message)
             return
         if p is None:
             if not in_room:
-                self._chatter(msg, turn)
+                self._chatter(msg, r)
             return
+        r.p = p
         if in_room and (p.verb not in ROOM_VERBS or (
                 p.verb in KILLERS_ROOM_VERBS and not self._killers_room(msg.room))):
-            self._in_room(msg, p, turn)  # a room is for talk; commands go by DM
+            self._in_room(msg, r)  # a room is for talk; commands go by DM
             return
-        if p.verb == "new_game":
-            self._new_game(msg, p, turn)
+        free = self.verbs.free(p.verb)
+        if free is not None:
+            free(r)  # a command that names its game (or needs none)
             return
-        if p.verb == "join":
-            self._join(msg, p, turn)
+        code = self._game_for(msg, r)
+        if code is None:
             return
-        if p.verb == "take_seat":
-            self._take_seat(msg, p, turn)
-            return
-        if p.verb == "bind":
-            self._bind(msg, p, turn)
-            return
-        if p.verb == "feed" and msg.room is None:
-            self._feed(msg, p, turn)
-            return
-        gid = self._game_for(msg, p, turn)
-        if gid is None:
-            return
-        lobby = self._lobby(gid)
+        lobby = self.chats.lobby(code)
         if lobby is not None and lobby.status == "cancelled":
-            turn.say(msg.sender, t("game_finished", code=gid))
+            r.say(t("game_finished", code=code))
             return
-        judge = self._is_judge(gid, msg.sender)
-        if self._is_lobby(gid):
-            self._lobby_verb(msg, p, gid, judge, turn)
+        r.code, r.lobby = code, lobby
+        r.judge = access.is_judge(msg.sender, self.judges, lobby.judge if lobby else None)
+        stage: Stage = LOBBY if lobby is not None and lobby.status == "open" else GAME
+        if p.who == "judge" and not r.judge:  # who may send it: vocabulary.yaml, once
+            log.warning("%s: judge command %s from %s refused", code, p.verb, msg.sender)
+            r.say(t("judge_only"))
             return
-        if judge_form(p) or (p.verb == "status" and judge and self.service.seat_of(
-                gid, msg.sender) is None):
-            if not judge:
-                log.warning("%s: judge command %s from %s refused", gid, p.verb, msg.sender)
-                turn.say(msg.sender, t("judge_only"))
-                return
-            self._judge_verb(msg, p, gid, turn)
+        role = self._role(r, stage)
+        if role is None:
+            r.say(t("players_only"))
             return
-        self._player_verb(msg, p, gid, turn)
+        handler = self.verbs.find(p.verb, stage, role)
+        if handler is not None:
+            handler(r)
+        elif stage == LOBBY:
+            self.lobby.not_started(r)  # a command for a game under way
+        else:
+            r.say(t("players_only"))  # a player's command from a judge without a seat
 
-    def _in_room(self, msg: Incoming, p: Parsed, turn: Turn) -> None:
+    def _role(self, r: Request, stage: Stage) -> Role | None:
+        """As whom the sender speaks: a judge's form, or a command a judge without a seat
+        sends, as the judge; otherwise as a player (None: a game they have no seat in)."""
+        if r.p.who == "judge" or (stage == LOBBY and r.judge):
+            return JUDGE
+        if stage == LOBBY:
+            return PLAYER
+        assert r.code is not None
+        r.seat = self.service.seat_of(r.code, r.sender)
+        if r.seat is not None:
+            return PLAYER
+        return JUDGE if r.judge else None
+
+    def _in_room(self, msg: Incoming, r: Request) -> None:
         """A command other than kill/lock/bind in a room: nothing is said in the room. A judge
         command from anyone but a judge is refused by DM and logged (CHAT.md: people)."""
-        if not judge_form(p):
+        if r.p.who != "judge":
             return  # a player's command word in room talk ("过") is talk
-        with self.service.db.read() as s:
-            gid = s.scalar(select(Room.game_id).where(Room.room_id == msg.room))
+        found = self.chats.room_of(msg.room)
+        gid = found[0] if found else None
         if msg.sender in self.judges or (gid is not None and self._is_judge(gid, msg.sender)):
-            turn.say(msg.sender, t("not_here"))
+            r.say(t("not_here"))
             return
-        log.warning("%s: judge command %s from %s in room %s refused", gid, p.verb,
+        log.warning("%s: judge command %s from %s in room %s refused", gid, r.p.verb,
                     msg.sender, msg.room)
-        turn.say(msg.sender, t("judge_only"))
+        r.say(t("judge_only"))
 
-    def _chatter(self, msg: Incoming, turn: Turn) -> None:
+    def _chatter(self, msg: Incoming, r: Request) -> None:
         """A DM that is no command: relayed to the sender's room in relay mode, else help."""
-        games = self._player_games(msg.sender)
+        games = self.chats.player_games(msg.sender)
         for gid in games:
-            if self._relay(gid, msg, turn):
+            if self.players.relay(gid, msg, r):
                 return
-        if games or msg.sender in self.judges or self._judged(msg.sender):
-            turn.say(msg.sender, t("not_understood"))
+        if games or msg.sender in self.judges or self.chats.judged(msg.sender):
+            r.say(t("not_understood"))
         else:
-            turn.say(msg.sender, t("intro"))
+            r.say(t("intro"))
 
     # which game --------------------------------------------------------------------------------
-    def _lobby(self, code: str) -> Lobby | None:
-        with self.service.db.read() as s:
-            row = s.get(Lobby, code)
-            if row is not None:
-                s.expunge(row)
-            return row
-
-    def _is_lobby(self, code: str) -> bool:
-        lobby = self._lobby(code)
-        return lobby is not None and lobby.status == "open"
-
     def _is_judge(self, gid: str, contact: str) -> bool:
-        if contact in self.judges:
-            return True
-        lobby = self._lobby(gid)
-        return lobby is not None and lobby.judge == contact
-
-    def _judged(self, contact: str) -> list[str]:
-        with self.service.db.read() as s:
-            return list(s.scalars(select(Lobby.code).where(
-                Lobby.judge == contact, Lobby.status.in_(("open", "started")))
-                .order_by(Lobby.code)))
-
-    def _player_games(self, contact: str) -> list[str]:
-        """The active games (and open lobbies) the contact plays in."""
-        with self.service.db.read() as s:
-            games = set(s.scalars(select(Player.game_id).join(Game, Game.id == Player.game_id)
-                                  .where(Player.contact_id == contact,
-                                         Game.status == "active")))
-            games |= set(s.scalars(select(LobbyPlayer.code).join(
-                Lobby, Lobby.code == LobbyPlayer.code).where(
-                LobbyPlayer.contact_id == contact, Lobby.status == "open")))
-        return sorted(games)
-
-    def _active_judged(self, contact: str) -> list[str]:
-        out = []
-        for code in self._judged(contact):
-            with self.service.db.read() as s:
-                game = s.get(Game, code)
-                if game is None or game.status == "active":
-                    out.append(code)
-        return out
+        lobby = self.chats.lobby(gid)
+        return access.is_judge(contact, self.judges, lobby.judge if lobby else None)
 
     def _killers_room(self, room: str | None) -> bool:
         """The wolves' room, or the room of the group that holds tonight's kill (classic: the
         black lovers after 寡妇刀, whose room the engine asks for the kill)."""
-        with self.service.db.read() as s:
-            row = s.execute(select(Room.game_id, Room.name).where(Room.room_id == room)).first()
-        if row is None:
+        found = self.chats.room_of(room)
+        if found is None:
             return False
-        if row.name == KILLERS_ROOM:
+        gid, name = found
+        if name == KILLERS_ROOM:
             return True
         try:
-            night = self.service.state(row.game_id).night
+            night = self.service.state(gid).night
         except UnknownGame:
             return False
-        return night is not None and night.data.get("kill_group") == row.name
+        return night is not None and night.data.get("kill_group") == name
 
-    def _game_for(self, msg: Incoming, p: Parsed, turn: Turn) -> str | None:
+    def _game_for(self, msg: Incoming, r: Request) -> str | None:
+        p = r.p
         if msg.room is not None:
-            with self.service.db.read() as s:
-                gid = s.scalar(select(Room.game_id).where(Room.room_id == msg.room))
-            return gid
+            found = self.chats.room_of(msg.room)
+            return found[0] if found else None
         if p.game is not None:
-            if not GAME_ID.fullmatch(p.game) or self._lobby(p.game) is None:
-                turn.say(msg.sender, t("unknown_code", code=p.game[:16]))
+            if not GAME_ID.fullmatch(p.game) or self.chats.lobby(p.game) is None:
+                r.say(t("unknown_code", code=p.game[:16]))
                 return None
             return p.game
-        mine = sorted(set(self._player_games(msg.sender)) | set(self._active_judged(msg.sender)))
+        mine = sorted(set(self.chats.player_games(msg.sender))
+                      | set(self.chats.active_judged(msg.sender)))
         if not mine:
-            if judge_form(p) and msg.sender not in self.judges:
+            if p.who == "judge" and msg.sender not in self.judges:
                 log.warning("judge command %s from %s (no game) refused", p.verb, msg.sender)
-                turn.say(msg.sender, t("judge_only"))
+                r.say(t("judge_only"))
             elif p.verb == "help":
-                turn.say(msg.sender, self._stranger_help(msg.sender))
+                r.say(self._stranger_help(msg.sender))
             else:
-                turn.say(msg.sender, t("no_game") if msg.sender not in self.judges else
-                         t("help_judge"))
+                r.say(t("no_game") if msg.sender not in self.judges else t("help_judge"))
             return None
         if len(mine) > 1:
-            turn.say(msg.sender, t("choose_game", codes="、".join(mine), first=mine[0],
-                                   example=msg.text.strip()[:20]))
+            r.say(t("choose_game", codes="、".join(mine), first=mine[0],
+                    example=msg.text.strip()[:20]))
             return None
         return mine[0]
 

@@ -24,13 +24,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlalchemy import select
-
 from bot.chat.console import Console, VirtualClock
 from bot.gametime import instant_of, wall_clock, zone
 from bot.service import Service
 from bot.store import migrate
-from bot.store.models import InboxMessage, Player, Room
 from bot.transport import Incoming
 from engine.events import Event
 
@@ -86,8 +83,7 @@ class Demo:
         msg_id = f"demo:{uuid.uuid4().hex}"
         self.console.bot.handle(Incoming(msg_id=msg_id, sender=name, text=text,
                                          at=self.clock.now(), room=room))
-        with self.service.db.read() as s:
-            outcome = s.scalar(select(InboxMessage.outcome).where(InboxMessage.msg_id == msg_id))
+        outcome = self.console.bot.chats.outcome(msg_id)
         return outcome or "handled"
 
     def wall(self) -> datetime:
@@ -125,16 +121,12 @@ class Demo:
         return sorted(alive)
 
     def contact(self, seat: int) -> str:
-        with self.service.db.read() as s:
-            c = s.scalar(select(Player.contact_id).where(Player.game_id == self.code,
-                                                         Player.seat == seat))
+        c = self.console.bot.chats.contacts(self.code).get(seat)
         assert c is not None
         return c
 
     def room(self, group: str) -> str | None:
-        with self.service.db.read() as s:
-            return s.scalar(select(Room.room_id).where(Room.game_id == self.code,
-                                                       Room.name == group))
+        return self.console.bot.chats.room_id(self.code, group)
 
     # the game ----------------------------------------------------------------------------------
     def run(self) -> str:

@@ -1,245 +1,223 @@
-"""Judges: their commands, the forum thread, ending, export, substitution (a ChatBot mixin)."""
+"""Judges: their commands in a game under way, the forum thread, ending, export, substitution,
+and the judge's feed (法官通知)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-from datetime import UTC, datetime
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from datetime import UTC
 
 from bot.chat import views
-from bot.chat.common import END_CONFIRM, Turn
-from bot.chat.desk import Desk
-from bot.chat.lobby import new_token
+from bot.chat.lobby import END_CONFIRM, new_token
+from bot.chat.pipeline import Pipeline
+from bot.chat.verbs import FREE, GAME, JUDGE, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, judge_command
-from bot.commands.parse import Parsed
 from bot.feed import DEFAULT_FEED, feed_name, feed_of
 from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
-from bot.store.models import Game, JudgeSetting, Lobby, OutboxRow, Player, SeatToken
 from bot.texts import t
-from bot.transport import Incoming
 from engine import commands as engine_commands
-from engine.model import GameState
 
 log = logging.getLogger(__name__)
+# The judge's commands the engine takes (bot/commands/convert.py judge_command).
+ENGINE_VERBS = ("record_vote", "change", "correct", "void", "proxy", "confirm_correction",
+                "reject_correction", "yellow", "red", "notice", "contact", "close_at",
+                "open_at", "schedule", "extend")
 
 
-class JudgeDesk(Desk):
-    """Judges (a part of ChatBot: its methods use ChatBot's state)."""
+class JudgeDesk:
+    def __init__(self, ctx: DeskContext, pipeline: Pipeline) -> None:
+        self.ctx = ctx
+        self.chats = ctx.chats
+        self.pipeline = pipeline
 
-    # judge commands ----------------------------------------------------------------------------
-    def _judge_verb(self, msg: Incoming, p: Parsed, gid: str, turn: Turn) -> None:
-        state = self.service.state(gid)
-        now = self._wall(gid, msg.at)
-        if p.verb == "status":
-            with self.service.db.read() as s:
-                players = {r.seat: (r.contact_id, r.forum_name) for r in s.scalars(
-                    select(Player).where(Player.game_id == gid))}
-            turn.say(msg.sender, views.judge_status(state, gid, players))
-            return
-        if p.verb == "help":
-            turn.say(msg.sender, t("help_judge"))
-            return
-        if p.verb == "tally":
-            text = views.vote_tally(state, gid, now)
-            if self._chat_option(gid, "votes.channel") == FORUM_AUTO and state.phase.startswith(
-                    "D"):
-                text += "\n" + self.forum.ledger_text(gid, state.day)
-            turn.say(msg.sender, text)
-            return
-        if p.verb in ("thread", "check_votes", "rule"):
-            self._forum_verb(msg, p, gid, state, turn)
-            return
-        if p.verb == "publish":
-            turn.say(msg.sender, views.publish(state, gid, self.service.log(gid)))
-            return
-        if p.verb == "export":
-            turn.say(msg.sender, self._export(gid, msg.at))
-            return
-        if p.verb == "substitute":
-            self._substitute(msg, p, gid, state, turn)
-            return
-        if p.verb in ("start", "kick", "new_game"):
-            turn.say(msg.sender, t("lobby_closed", code=gid))
-            return
-        if p.verb == "end":
-            self._end(msg, p, gid, turn)
-            return
-        if p.verb in ("pause", "resume"):
-            self._submit(msg, gid, engine_commands.JudgePause() if p.verb == "pause" else
-                         engine_commands.JudgeResume(), turn)
-            return
+    # the judge's view ----------------------------------------------------------------------------
+    @handles("status", stage=GAME, role=JUDGE)
+    def status(self, r: Request) -> None:
+        assert r.code is not None
+        r.say(views.judge_status(self.ctx.service.state(r.code), r.code,
+                                 self.chats.players(r.code)))
+
+    @handles("help", stage=GAME, role=JUDGE)
+    def help(self, r: Request) -> None:
+        r.say(t("help_judge"))
+
+    @handles("tally", stage=GAME, role=JUDGE)
+    def tally(self, r: Request) -> None:
+        assert r.code is not None
+        state = self.ctx.service.state(r.code)
+        text = views.vote_tally(state, r.code, self.pipeline.wall(r.code, r.msg.at))
+        if self.pipeline.option(r.code, "votes.channel") == FORUM_AUTO and (
+                state.phase.startswith("D")):
+            text += "\n" + self.ctx.forum.ledger_text(r.code, state.day)
+        r.say(text)
+
+    @handles("publish", stage=GAME, role=JUDGE)
+    def publish(self, r: Request) -> None:
+        assert r.code is not None
+        r.say(views.publish(self.ctx.service.state(r.code), r.code,
+                            self.ctx.service.log(r.code)))
+
+    @handles("export", stage=GAME, role=JUDGE)
+    def export(self, r: Request) -> None:
+        from bot.audit import export_game
+
+        assert r.code is not None
+        data = export_game(self.ctx.service, r.code)
+        text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
+        self.ctx.export_dir.mkdir(parents=True, exist_ok=True)
+        stamp = r.msg.at.astimezone(UTC).strftime("%Y%m%dT%H%M%S")
+        path = self.ctx.export_dir / f"{r.code}-{stamp}.json"
+        path.write_text(text, encoding="utf-8")
+        r.say(t("export_done", code=r.code, path=str(path), entries=len(data["log"]),
+                digest=hashlib.sha256(text.encode()).hexdigest()[:16]))
+
+    @handles("start", "kick", stage=GAME, role=JUDGE)
+    def started(self, r: Request) -> None:
+        r.say(t("lobby_closed", code=r.code))
+
+    # commands into the engine --------------------------------------------------------------------
+    @handles(*ENGINE_VERBS, stage=GAME, role=JUDGE)
+    def command(self, r: Request) -> None:
+        assert r.code is not None
+        p = r.p
+        now = self.pipeline.wall(r.code, r.msg.at)
         at = None
         if p.time is not None and p.verb in ("record_vote", "change", "correct", "void"):
             at = now.replace(hour=p.time.hour, minute=p.time.minute, second=0, microsecond=0)
             if at > now:
-                turn.say(msg.sender, t("time_in_future", time=p.time.strftime("%H:%M")))
+                r.say(t("time_in_future", time=p.time.strftime("%H:%M")))
                 return
         try:
             cmd = judge_command(p, at=now)
         except ConvertError as exc:
-            turn.say(msg.sender, str(getattr(exc, "message", exc)))
+            r.say(exc.message)
             return
         if cmd is None:
-            turn.say(msg.sender, t("not_understood"))
+            r.say(t("not_understood"))
             return
-        self._submit(msg, gid, cmd, turn, at=at)
+        self.pipeline.submit(r, cmd, at=at)
 
-    def _forum_verb(self, msg: Incoming, p: Parsed, gid: str, state: GameState, turn: Turn) -> None:
-        """`投票贴`, `核票`, `判`: the vote thread of a votes.channel=forum-auto game."""
-        if self._chat_option(gid, "votes.channel") != FORUM_AUTO:
-            turn.say(msg.sender, t("forum.not_auto", code=gid))
+    @handles("pause", "resume", stage=GAME, role=JUDGE)
+    def pause(self, r: Request) -> None:
+        self.pipeline.submit(r, engine_commands.JudgePause() if r.p.verb == "pause" else
+                             engine_commands.JudgeResume())
+
+    @handles("end", stage=GAME, role=JUDGE)
+    def end(self, r: Request) -> None:
+        assert r.code is not None
+        now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
+        if not r.p.words:  # `结束`; `结束 确认` is the only other form
+            if self.chats.request_end(r.code, now):
+                r.say(t("end_confirm", code=r.code))
+            else:
+                r.say(t("unknown_code", code=r.code))
             return
+        asked = self.chats.take_end_request(r.code)
+        if asked is None or now - asked > END_CONFIRM:
+            r.say(t("end_no_request"))
+            return
+        self.pipeline.submit(r, engine_commands.JudgeEnd())
+
+    # the forum thread (votes.channel=forum-auto) -------------------------------------------------
+    @handles("thread", "check_votes", "rule", stage=GAME, role=JUDGE)
+    def forum(self, r: Request) -> None:
+        """`投票贴`, `核票`, `判`: the vote thread of a votes.channel=forum-auto game."""
+        assert r.code is not None
+        code, p = r.code, r.p
+        if self.pipeline.option(code, "votes.channel") != FORUM_AUTO:
+            r.say(t("forum.not_auto", code=code))
+            return
+        state = self.ctx.service.state(code)
         if p.verb == "thread":
             tid = thread_id(p.text)
             if tid is None:
-                turn.say(msg.sender, t("forum.bad_tid", text=p.text[:60]))
+                r.say(t("forum.bad_tid", text=p.text[:60]))
                 return
-            turn.say(msg.sender, self.forum.bind(gid, tid, msg.at))
+            r.say(self.ctx.forum.bind(code, tid, r.msg.at))
             if state.phase.startswith("D"):
-                self.forum.read(gid)
+                self.ctx.forum.read(code)
             return
         if not state.phase.startswith("D"):
-            turn.say(msg.sender, t("forum.not_day"))
+            r.say(t("forum.not_day"))
             return
         if p.verb == "check_votes":
-            turn.say(msg.sender, self.forum.ledger_text(gid, state.day, only_open=True))
+            r.say(self.ctx.forum.ledger_text(code, state.day, only_open=True))
             return
         ref, decision = p.words[0], p.words[1]
-        turn.say(msg.sender, self.forum.decide(gid, ref, decision, msg.at))
+        r.say(self.ctx.forum.decide(code, ref, decision, r.msg.at))
 
-    def _end(self, msg: Incoming, p: Parsed, gid: str, turn: Turn) -> None:
-        now = msg.at.astimezone(UTC).replace(tzinfo=None)
-        confirm = bool(p.words)  # `结束 确认` (the parser takes no other word)
-        with self.service.db.write() as s:
-            row = s.get(Lobby, gid)
-            if row is None:
-                turn.say(msg.sender, t("unknown_code", code=gid))
-                return
-            if not confirm:
-                row.end_requested_at = now
-                turn.say(msg.sender, t("end_confirm", code=gid))
-                return
-            asked = row.end_requested_at
-            row.end_requested_at = None
-        if asked is None or now - asked > END_CONFIRM:
-            turn.say(msg.sender, t("end_no_request"))
+    # substitution --------------------------------------------------------------------------------
+    @handles("substitute", stage=GAME, role=JUDGE)
+    def substitute(self, r: Request) -> None:
+        assert r.code is not None
+        state = self.ctx.service.state(r.code)
+        if len(r.p.seats) != 1 or not 1 <= r.p.seats[0] <= len(state.seats):
+            r.say(t("not_understood"))
             return
-        self._submit(msg, gid, engine_commands.JudgeEnd(), turn)
+        seat = r.p.seats[0]
+        token = new_token()
+        self.chats.add_token(hashlib.sha256(token.encode()).hexdigest(), r.code, seat,
+                             r.msg.at.astimezone(UTC).replace(tzinfo=None))
+        r.say(t("sub_token", code=r.code, seat=seat, token=token))
 
-    def _export(self, gid: str, at: datetime) -> str:
-        from bot.audit import export_game
+    @handles("take_seat", stage=FREE)
+    def take_seat(self, r: Request) -> None:
+        digest = hashlib.sha256(r.p.text.strip().encode()).hexdigest()
+        taken = self.chats.take_seat(digest, r.sender,
+                                     r.msg.at.astimezone(UTC).replace(tzinfo=None))
+        if taken is None:
+            r.say(t("sub_bad_token"))
+            return
+        code, seat = taken.game_id, taken.seat
+        log.info("%s: seat %s handed from %s to %s", code, seat, taken.old, r.sender)
+        self.ctx.after_commit(code)  # rooms follow (this rebinding is no pipeline commit)
+        body = "\n".join(f"· {h}" for h in taken.history) or t("sub_history_empty")
+        r.say(t("sub_done", code=code, seat=seat, name=taken.name or "-") + "\n" + body)
+        if taken.old and taken.old != r.sender:
+            r.tell(taken.old, t("sub_old", code=code, seat=seat))
+        lobby = self.chats.lobby(code)
+        if lobby is not None:
+            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat, contact=r.sender))
 
-        data = export_game(self.service, gid)
-        text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
-        self.export_dir.mkdir(parents=True, exist_ok=True)
-        stamp = at.astimezone(UTC).strftime("%Y%m%dT%H%M%S")
-        path = self.export_dir / f"{gid}-{stamp}.json"
-        path.write_text(text, encoding="utf-8")
-        return t("export_done", code=gid, path=str(path), entries=len(data["log"]),
-                 digest=hashlib.sha256(text.encode()).hexdigest()[:16])
-
-    # the judge's feed (法官通知) -------------------------------------------------------------
-    def _feed(self, msg: Incoming, p: Parsed, turn: Turn) -> None:
+    # the judge's feed (法官通知) -----------------------------------------------------------------
+    @handles("feed", stage=FREE)
+    def feed(self, r: Request) -> None:
         """`法官通知 [全部|摘要|关闭]`: how much of a game its judge hears by DM. For the game
         addressed (the `#CODE` prefix, or the judge's only game) and as the judge's default for
         the games they create next; without a word, what it is now."""
-        if msg.sender not in self.judges and not self._judged(msg.sender):
-            log.warning("法官通知 from %s refused (not a judge)", msg.sender)
-            turn.say(msg.sender, t("judge_only"))
+        if r.msg.room is not None:
+            r.say(t("not_here"))
             return
-        mine = self._active_judged(msg.sender)
-        if p.game is not None:
-            code = p.game.upper()
+        if r.sender not in self.ctx.judges and not self.chats.judged(r.sender):
+            log.warning("法官通知 from %s refused (not a judge)", r.sender)
+            r.say(t("judge_only"))
+            return
+        mine = self.chats.active_judged(r.sender)
+        if r.p.game is not None:
+            code = r.p.game.upper()
             if code not in mine:
-                turn.say(msg.sender, t("unknown_code", code=code[:16]))
+                r.say(t("unknown_code", code=code[:16]))
                 return
             mine = [code]
-        chosen = feed_of(p.words[0]) if p.words else None
-        with self.service.db.write() as s:
-            own = s.get(JudgeSetting, msg.sender)
-            if chosen is None:  # what it is now
-                if len(mine) == 1:
-                    current = self._game_feed(s, mine[0], own)
-                    turn.say(msg.sender, t("feed_now", code=mine[0], name=feed_name(current),
-                                           what=t(f"feed_what.{current}")))
-                else:
-                    current = own.judge_feed if own else DEFAULT_FEED
-                    turn.say(msg.sender, t("feed_now_default", name=feed_name(current),
-                                           what=t(f"feed_what.{current}")))
-                return
-            if own is None:
-                s.add(JudgeSetting(contact_id=msg.sender, judge_feed=chosen))
+        chosen = feed_of(r.p.words[0]) if r.p.words else None
+        if chosen is None:  # what it is now
+            if len(mine) == 1:
+                now = self.chats.game_feed(mine[0]) or self.chats.own_feed(r.sender) \
+                    or DEFAULT_FEED
+                r.say(t("feed_now", code=mine[0], name=feed_name(now),
+                        what=t(f"feed_what.{now}")))
             else:
-                own.judge_feed = chosen
-            fields = {"name": feed_name(chosen), "what": t(f"feed_what.{chosen}")}
-            if len(mine) != 1:
-                turn.say(msg.sender, t("feed_set_default", **fields) if not mine else t(
-                    "feed_set_several", codes="、".join(mine), first=mine[0], **fields))
-                return
-            code = mine[0]
-            game = s.get(Game, code)
-            if game is not None:
-                game.judge_feed = chosen
-            lobby = s.get(Lobby, code)
-            if lobby is not None:
-                lobby.chat_options = {**lobby.chat_options, "judge.feed": chosen}
-        turn.say(msg.sender, t("feed_set", code=code, **fields))
-
-    @staticmethod
-    def _game_feed(s: Session, code: str, own: JudgeSetting | None) -> str:
-        game = s.get(Game, code)
-        if game is not None:
-            return game.judge_feed
-        lobby = s.get(Lobby, code)
-        chosen = lobby.chat_options.get("judge.feed") if lobby is not None else None
-        return str(chosen or (own.judge_feed if own else DEFAULT_FEED))
-
-    # substitution ------------------------------------------------------------------------------
-    def _substitute(self, msg: Incoming, p: Parsed, gid: str, state: GameState,
-                    turn: Turn) -> None:
-        if len(p.seats) != 1 or not 1 <= p.seats[0] <= len(state.seats):
-            turn.say(msg.sender, t("not_understood"))
+                now = self.chats.own_feed(r.sender) or DEFAULT_FEED
+                r.say(t("feed_now_default", name=feed_name(now), what=t(f"feed_what.{now}")))
             return
-        seat = p.seats[0]
-        token = new_token()
-        with self.service.db.write() as s:
-            s.add(SeatToken(token_hash=hashlib.sha256(token.encode()).hexdigest(), game_id=gid,
-                            seat=seat, created_at=msg.at.astimezone(UTC).replace(tzinfo=None)))
-        turn.say(msg.sender, t("sub_token", code=gid, seat=seat, token=token))
+        fields = {"name": feed_name(chosen), "what": t(f"feed_what.{chosen}")}
+        if len(mine) != 1:
+            self.chats.set_feed(r.sender, chosen, None)
+            r.say(t("feed_set_default", **fields) if not mine else t(
+                "feed_set_several", codes="、".join(mine), first=mine[0], **fields))
+            return
+        self.chats.set_feed(r.sender, chosen, mine[0])
+        r.say(t("feed_set", code=mine[0], **fields))
 
-    def _take_seat(self, msg: Incoming, p: Parsed, turn: Turn) -> None:
-        token = p.text.strip()
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        now = msg.at.astimezone(UTC).replace(tzinfo=None)
-        with self.service.db.write() as s:
-            row = s.get(SeatToken, digest)
-            if row is None or row.used_by is not None:
-                turn.say(msg.sender, t("sub_bad_token"))
-                return
-            game = s.get(Game, row.game_id)
-            if game is None or game.status != "active":
-                turn.say(msg.sender, t("sub_bad_token"))
-                return
-            player = s.get(Player, (row.game_id, row.seat))
-            assert player is not None
-            old = player.contact_id
-            row.used_by, row.used_at = msg.sender, now
-            player.contact_id = msg.sender
-            gid, seat, name = row.game_id, row.seat, player.forum_name
-            history = list(s.scalars(select(OutboxRow.text).where(
-                OutboxRow.game_id == gid, OutboxRow.target == f"seat:{seat}")
-                .order_by(OutboxRow.id)))
-        log.info("%s: seat %s handed from %s to %s", gid, seat, old, msg.sender)
-        self.after_commit(gid)  # rooms follow (this rebinding is no pipeline commit)
-        body = "\n".join(f"· {h}" for h in history) or t("sub_history_empty")
-        turn.say(msg.sender, t("sub_done", code=gid, seat=seat, name=name or "-") + "\n" + body)
-        if old and old != msg.sender:
-            turn.say(old, t("sub_old", code=gid, seat=seat))
-        lobby = self._lobby(gid)
-        if lobby is not None:
-            turn.say(lobby.judge, t("sub_done_judge", code=gid, seat=seat, contact=msg.sender))

@@ -142,7 +142,7 @@ def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
     """After a reconnect: the judges learn that messages sent meanwhile may be lost."""
     def told() -> None:
         for judge in judges:
-            bot._dm(judge, t("reconnected"))
+            bot.tell(judge, t("reconnected"))
     return told
 
 

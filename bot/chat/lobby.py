@@ -39,6 +39,7 @@ RULESETS = {"classic": "classic", "anomaly": "anomaly"}
 DEFAULT_PLAYERS = {"classic": 12, "anomaly": 12}
 CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and retyped
 OPEN, CLOSE = time(9, 0), time(21, 0)
+END_CONFIRM = timedelta(minutes=10)  # `结束 确认` within this of `结束`
 
 
 class LobbyError(ValueError):

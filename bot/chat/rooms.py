@@ -16,10 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from sqlalchemy import delete, select
-
 from bot.service import Service
-from bot.store.models import Lobby, Player, Room, RoomMember
+from bot.store.chat import ChatStore
+from bot.store.models import Lobby
 from bot.texts import room_name, seats_text, t
 from bot.transport import Transport, TransportError
 from engine.events import Event
@@ -50,28 +49,23 @@ def _formed(state: GameState, group: str, events: Sequence[Event]) -> bool:
 
 
 class Rooms:
-    def __init__(self, service: Service, transport: Transport,
+    def __init__(self, service: Service, chats: ChatStore, transport: Transport,
                  dm: Callable[[str, str], None],
                  post: Callable[[str, str, str, str], None]) -> None:
         self.service = service
+        self.chats = chats
         self.transport = transport
         self.dm = dm  # the chat layer's direct message (to a judge), through the outbox
         self.notice = post  # (game, group, room, text): a room notice, through the outbox
 
     def _contacts(self, gid: str) -> dict[int, str]:
-        with self.service.db.read() as s:
-            return {seat: c for seat, c in s.execute(
-                select(Player.seat, Player.contact_id).where(Player.game_id == gid)) if c}
+        return self.chats.contacts(gid)
 
     def members(self, gid: str, group: str) -> list[str]:
-        with self.service.db.read() as s:
-            return list(s.scalars(select(RoomMember.contact_id).where(
-                RoomMember.game_id == gid, RoomMember.room == group)))
+        return self.chats.room_members(gid, group)
 
     def room_id(self, gid: str, group: str) -> str | None:
-        with self.service.db.read() as s:
-            row = s.get(Room, (gid, group))
-            return row.room_id if row else None
+        return self.chats.room_id(gid, group)
 
     def plan(self, gid: str, state: GameState, group: str, lobby: Lobby,
              keep: Sequence[int] = ()) -> RoomPlan:
@@ -157,37 +151,25 @@ class Rooms:
         for c in new:
             self._try(partial(self.transport.add_member, room, c))
         if new:
-            with self.service.db.write() as s:
-                for c in new:
-                    s.add(RoomMember(game_id=gid, room=PUBLIC, contact_id=c))
+            self.chats.change_room_members(gid, PUBLIC, (), new)
 
     def _ask_by_hand(self, gid: str, group: str, lobby: Lobby, seats: list[int], *,
                      judges: str) -> None:
         """The judge is asked, once, to make the room by hand and bind it."""
-        with self.service.db.write() as s:  # the row as it is now, not `lobby`'s copy
-            row = s.get(Lobby, lobby.code)
-            assert row is not None
-            asked = list(row.chat_options.get("rooms_asked", []))
-            if group in asked:
-                return  # the judge was told once
-            row.chat_options = {**row.chat_options, "rooms_asked": [*asked, group]}
+        if not self.chats.ask_once(lobby.code, group):
+            return  # the judge was told once
         self.dm(lobby.judge, t("room_make_by_hand", code=gid, name=f"{gid}{room_name(group)}",
                                members=seats_text(seats), judges=judges,
                                room=room_name(group)))
 
     def _asked(self, code: str) -> list[str]:
         """The groups whose room the judge was asked to make by hand."""
-        with self.service.db.read() as s:
-            row = s.get(Lobby, code)
-            return list(row.chat_options.get("rooms_asked", [])) if row else []
+        row = self.chats.lobby(code)
+        return list(row.chat_options.get("rooms_asked", [])) if row else []
 
     def _bind(self, gid: str, group: str, room: str, contacts: list[str]) -> None:
         self.service.set_room(gid, group, room)
-        with self.service.db.write() as s:
-            s.execute(delete(RoomMember).where(RoomMember.game_id == gid,
-                                               RoomMember.room == group))
-            for c in contacts:
-                s.add(RoomMember(game_id=gid, room=group, contact_id=c))
+        self.chats.set_room_members(gid, group, contacts)
 
     def _align(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str,
                public: bool) -> None:
@@ -205,13 +187,7 @@ class Rooms:
             self._try(partial(self.transport.remove_member, room, c))
         for c in new:
             self._try(partial(self.transport.add_member, room, c))
-        with self.service.db.write() as s:
-            for c in gone:
-                s.execute(delete(RoomMember).where(RoomMember.game_id == gid,
-                                                   RoomMember.room == group,
-                                                   RoomMember.contact_id == c))
-            for c in new:
-                s.add(RoomMember(game_id=gid, room=group, contact_id=c))
+        self.chats.change_room_members(gid, group, gone, new)
         self._audit(gid, group, room, plan.contacts, lobby)
         outs = sorted(seat_of[c] for c in gone if c in seat_of and not state.seat(
             seat_of[c]).alive)
@@ -242,11 +218,7 @@ class Rooms:
             problems.append(t("room_extra", who="、".join(map(who, extra))))
         self.dm(lobby.judge, t("room_audit", code=gid, room=room_name(group),
                                problems="；".join(problems)))
-        with self.service.db.write() as s:
-            s.execute(delete(RoomMember).where(RoomMember.game_id == gid,
-                                               RoomMember.room == group))
-            for c in present:
-                s.add(RoomMember(game_id=gid, room=group, contact_id=c))
+        self.chats.set_room_members(gid, group, present)
 
     def bind(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str
              ) -> str:

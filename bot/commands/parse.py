@@ -11,7 +11,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import time
 
 from bot.commands.numbers import CN_CHARS, NUMBER_RUN, number_value
@@ -54,6 +54,9 @@ class Parsed:
     mode: int | None = None  # 感染 N 1|2
     count: int | None = None  # 新游戏 RULESET 人数
     game: str | None = None  # the `#CODE` prefix, uppercased
+    # who the matched form is for (vocabulary.yaml: player | judge | anyone): `改票 3 5` is the
+    # judge's form, `改票 5` the player's (not part of the command's value)
+    who: str = field(default="player", compare=False)
 
 
 class ParseError(ValueError):
@@ -383,7 +386,7 @@ def _scan(text: str) -> tuple[Parsed, str, int | None] | None:
         times = acc.times + [None, None]
         parsed = Parsed(verb=spec.key, seats=tuple(acc.seats), abstain=acc.abstain,
                         time=times[0], time2=times[1], text=acc.text, words=tuple(acc.words),
-                        mode=acc.mode, count=acc.count, game=game)
+                        mode=acc.mode, count=acc.count, game=game, who=form.who)
         return parsed, s, None if text_at is None else text_at + offset
     raise _error(spec, body[:end], first)
 

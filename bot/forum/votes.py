@@ -19,14 +19,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
-
 from bot.forum.ledger import DECISIONS, Day, Line, Verdict, judge_day
 from bot.forum.posts import PostVote, read_vote
 from bot.forum.reader import ThreadRead, ThreadSource, TiebaSource
 from bot.gametime import wall_clock, zone
 from bot.service import Service, UnknownGame
-from bot.store.models import ForumLine, ForumThread, Game, Lobby, Player
+from bot.store.forum import ForumStore
+from bot.store.models import ForumLine, ForumThread
 from bot.texts import t
 from engine.model import Deadline, GameState
 
@@ -62,6 +61,7 @@ class ForumVotes:
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC),
                  interval: timedelta = DEFAULT_INTERVAL) -> None:
         self.service = service
+        self.rows = ForumStore(service.db)
         self.source: ThreadSource = source if source is not None else TiebaSource()
         self.clock = clock
         self.interval = interval
@@ -69,25 +69,13 @@ class ForumVotes:
 
     # which games ---------------------------------------------------------------------------
     def enabled(self, gid: str) -> bool:
-        with self.service.db.read() as s:
-            lobby = s.get(Lobby, gid)
-            return lobby is not None and (lobby.chat_options or {}).get(
-                "votes.channel") == CHANNEL
+        return self.rows.channel(gid) == CHANNEL
 
     def games(self) -> list[str]:
-        with self.service.db.read() as s:
-            rows = s.execute(select(Lobby.code, Lobby.chat_options).join(
-                Game, Game.id == Lobby.code).where(Game.status == "active")).all()
-        return sorted(code for code, opts in rows if (opts or {}).get("votes.channel") == CHANNEL)
+        return self.rows.games(CHANNEL)
 
     def thread_for(self, gid: str, day: int) -> ForumThread | None:
-        with self.service.db.read() as s:
-            row = s.scalars(select(ForumThread).where(
-                ForumThread.game_id == gid, ForumThread.day <= day)
-                .order_by(ForumThread.day.desc())).first()
-            if row is not None:
-                s.expunge(row)
-            return row
+        return self.rows.thread_for(gid, day)
 
     def _wall(self, gid: str, at: datetime | None = None) -> datetime:
         return wall_clock(at or self.clock(), zone(self.service.time_zone(gid)))
@@ -99,14 +87,7 @@ class ForumVotes:
         day = state.day or 1
         if state.phase.startswith("N"):
             day = state.day + 1  # bound at night: tomorrow's thread
-        with self.service.db.write() as s:
-            row = s.get(ForumThread, (gid, day))
-            if row is None:
-                s.add(ForumThread(game_id=gid, day=day, tid=tid, bound_at=_utc(now)))
-            else:
-                row.tid, row.bound_at = tid, _utc(now)
-                row.last_read_at = row.last_ok_at = row.last_error = None
-                row.closed_day = None
+        self.rows.bind(gid, day, tid, _utc(now))
         return t("forum.bound", code=gid, tid=tid, day=day)
 
     def decide(self, gid: str, ref: str, decision: str, now: datetime) -> str:
@@ -116,15 +97,11 @@ class ForumVotes:
         if not state.phase.startswith("D"):
             return t("forum.not_day")
         floor, _, sub = ref.partition("-")
-        with self.service.db.write() as s:
-            row = s.scalars(select(ForumLine).where(
-                ForumLine.game_id == gid, ForumLine.day == state.day,
-                ForumLine.floor == int(floor), ForumLine.sub == int(sub or 0))).first()
-            if row is None:
-                return t("forum.no_line", ref=ref)
-            if row.applied:
-                return t("forum.already_applied", ref=ref)
-            row.decision = decision
+        said = self.rows.decide(gid, state.day, int(floor), int(sub or 0), decision)
+        if said == "missing":
+            return t("forum.no_line", ref=ref)
+        if said == "applied":
+            return t("forum.already_applied", ref=ref)
         applied = self.refresh(gid)
         line = self.line(gid, state.day, ref)
         assert line is not None
@@ -133,22 +110,10 @@ class ForumVotes:
 
     def line(self, gid: str, day: int, ref: str) -> ForumLine | None:
         floor, _, sub = ref.partition("-")
-        with self.service.db.read() as s:
-            row = s.scalars(select(ForumLine).where(
-                ForumLine.game_id == gid, ForumLine.day == day,
-                ForumLine.floor == int(floor), ForumLine.sub == int(sub or 0))).first()
-            if row is not None:
-                s.expunge(row)
-            return row
+        return self.rows.line(gid, day, int(floor), int(sub or 0))
 
     def lines(self, gid: str, day: int) -> list[ForumLine]:
-        with self.service.db.read() as s:
-            rows = list(s.scalars(select(ForumLine).where(
-                ForumLine.game_id == gid, ForumLine.day == day)
-                .order_by(ForumLine.floor, ForumLine.sub)))
-            for r in rows:
-                s.expunge(r)
-            return rows
+        return self.rows.lines(gid, day)
 
     # reading -------------------------------------------------------------------------------
     def schedule(self, scheduler: Any) -> None:
@@ -193,10 +158,7 @@ class ForumVotes:
                 return False
             version = state.version
             self.read(gid, closing=True)
-            with self.service.db.write() as s:
-                stored = s.get(ForumThread, (gid, row.day))
-                if stored is not None:
-                    stored.closed_day = dl.day
+            self.rows.closed(gid, row.day, dl.day)
             return self.service.state(gid).version != version
         except Exception:
             log.exception("forum: the closing read of %s failed", gid)
@@ -215,13 +177,7 @@ class ForumVotes:
         now = self.clock()
         wall = self._wall(gid, now)
         got = self.source.read(row.tid)
-        with self.service.db.write() as s:
-            stored = s.get(ForumThread, (gid, row.day))
-            assert stored is not None
-            stored.last_read_at = _utc(now)
-            stored.last_error = got.error
-            if got.ok:
-                stored.last_ok_at = wall
+        self.rows.was_read(gid, row.day, _utc(now), got.error, wall if got.ok else None)
         close = state.schedule.close_at(day)
         if not got.ok:
             log.warning("forum: %s thread %s unreadable: %s", gid, row.tid, got.error)
@@ -248,30 +204,17 @@ class ForumVotes:
     def _store(self, gid: str, day: int, got: ThreadRead, now: datetime) -> list[int]:
         """New lines into the ledger (today's), `gone` kept up to date; the new pids."""
         tz = zone(self.service.time_zone(gid))
-        with self.service.db.read() as s:
-            names = {_name(n): seat for seat, n in s.execute(select(
-                Player.seat, Player.forum_name).where(Player.game_id == gid)) if n}
+        names = {_name(n): seat for seat, n in self.rows.names(gid)}
         nseats = len(self.service.state(gid).seats)
-        seen = {p.pid for p in got.posts}
-        new: list[int] = []
-        with self.service.db.write() as s:
-            known = {r.pid: r for r in s.scalars(select(ForumLine).where(
-                ForumLine.game_id == gid, ForumLine.tid == got.tid))}
-            for pid, r in known.items():
-                r.gone = pid not in seen
-            for p in got.posts:
-                if p.pid in known:
-                    continue
-                seat = names.get(_name(p.user_name)) or names.get(_name(p.nick_name))
-                posted = wall_clock(datetime.fromtimestamp(p.create_time, UTC), tz)
-                s.add(ForumLine(
-                    game_id=gid, pid=p.pid, tid=got.tid, day=day, floor=p.floor, sub=p.sub,
-                    parent_pid=p.parent_pid, author_id=p.author_id,
-                    author=(p.nick_name or p.user_name or str(p.author_id))[:128], seat=seat,
-                    posted_at=posted, text=p.text[:4000],
-                    parsed=asdict(read_vote(p.text, nseats)), verdict="new",
-                    needs_judge=False, applied=False, seen_at=_utc(now), gone=False))
-                new.append(p.pid)
+        new = self.rows.store(gid, got.tid, {p.pid for p in got.posts}, (
+            {"pid": p.pid, "day": day, "floor": p.floor, "sub": p.sub,
+             "parent_pid": p.parent_pid, "author_id": p.author_id,
+             "author": (p.nick_name or p.user_name or str(p.author_id))[:128],
+             "seat": names.get(_name(p.user_name)) or names.get(_name(p.nick_name)),
+             "posted_at": wall_clock(datetime.fromtimestamp(p.create_time, UTC), tz),
+             "text": p.text[:4000], "parsed": asdict(read_vote(p.text, nseats)),
+             "verdict": "new", "needs_judge": False, "applied": False, "seen_at": _utc(now),
+             "gone": False} for p in got.posts))
         return new
 
     # judging and applying ------------------------------------------------------------------
@@ -283,19 +226,12 @@ class ForumVotes:
         day = state.day
         rows = self.lines(gid, day)
         verdicts = judge_day([_line(r) for r in rows], _day(state))
-        with self.service.db.write() as s:
-            for r in rows:
-                v = verdicts[r.pid]
-                stored = s.get(ForumLine, (gid, r.pid))
-                assert stored is not None
-                if not stored.applied:
-                    stored.verdict, stored.reason, stored.needs_judge = (
-                        v.verdict, v.reason, v.needs_judge)
+        self.rows.verdicts(gid, {r.pid: (verdicts[r.pid].verdict, verdicts[r.pid].reason,
+                                         verdicts[r.pid].needs_judge) for r in rows})
         return self._apply(gid, rows, verdicts)
 
     def _apply(self, gid: str, rows: list[ForumLine], verdicts: dict[int, Verdict]) -> int:
-        with self.service.db.read() as s:
-            judge = s.scalar(select(Game.judge_contact).where(Game.id == gid))
+        judge = self.rows.game_judge(gid)
         sender = judge or next(iter(sorted(self.service.judges)), None)
         todo = sorted((r for r in rows if not r.applied and verdicts[r.pid].command is not None
                        and not verdicts[r.pid].needs_judge),
@@ -307,11 +243,7 @@ class ForumVotes:
             out = self.service.submit(gid, cmd, now=r.posted_at, msg_id=msg_id(r.pid),
                                       sender=sender)
             outcome = out.status if out.rejection is None else f"rejected:{out.rejection.code}"
-            with self.service.db.write() as s:
-                stored = s.get(ForumLine, (gid, r.pid))
-                assert stored is not None
-                stored.applied = True
-                stored.outcome = outcome[:64]
+            self.rows.applied(gid, r.pid, outcome)
             if out.status == "accepted" and not out.duplicate:
                 done += 1
         return done

@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import select
 from storehelp import at, classic_game
 
-from bot.chat.common import chat_row
 from bot.clock import utcnow
 from bot.outbox import (
     DIGEST,
@@ -23,6 +22,7 @@ from bot.outbox import (
     turn,
 )
 from bot.service import Service
+from bot.store.chat import chat_row
 from bot.store.models import OutboxRow
 from engine.commands import Vote
 

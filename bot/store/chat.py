@@ -1,0 +1,368 @@
+"""The chat layer's rows (bot/chat): lobbies and who joined, message ids handled, the chat
+layer's own outbox rows, seat tokens, rooms and their members, the judges' settings, and what
+the chat layer reads of a game's seats and log. Every statement the chat layer needs is here:
+the chat layer itself runs no SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+
+from bot.clock import utcnow
+from bot.outbox import DIGEST, NORMAL, hold
+from bot.store.db import Database
+from bot.store.games import event_of
+from bot.store.models import (
+    ChatMessage,
+    Game,
+    InboxMessage,
+    JudgeSetting,
+    Lobby,
+    LobbyPlayer,
+    LogEntry,
+    OutboxRow,
+    Player,
+    Room,
+    RoomMember,
+    SeatToken,
+)
+from engine.events import Event
+
+ENDS = ("open", "started")  # lobby statuses of a game that is not over
+SUMMARY_EVERY = timedelta(minutes=1)  # the judge's summary of joins, at most this often
+SUMMARY_MARGIN = timedelta(seconds=5)  # a summary due sooner may be on its way: not changed
+
+
+def chat_row(key: str, to: str, text: str, game_id: str | None, *,
+             group: str | None = None, priority: int = NORMAL) -> OutboxRow:
+    """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
+    room `to`; held until the current turn ends (bot/outbox.py), if there is one."""
+    now = utcnow()
+    turn, due = hold(now)
+    return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
+                     channel="group" if group else "dm",
+                     target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
+                     text=text, created_at=now, attempts=0, next_attempt_at=due,
+                     priority=priority, turn=turn)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A seat taken with a token (`接替`): the game, the seat, its 马甲, who had it, and the
+    seat's private history (what it was sent)."""
+
+    game_id: str
+    seat: int
+    name: str | None
+    old: str | None
+    history: list[str]
+
+
+class ChatStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # messages handled ----------------------------------------------------------------------------
+    def seen(self, msg_key: str) -> bool:
+        with self.db.read() as s:
+            return s.get(ChatMessage, msg_key) is not None
+
+    def handled(self, msg_key: str, sender: str, at: datetime,
+                replies: Sequence[tuple[str, str, int]]) -> bool:
+        """The message marked handled together with its replies (to, text, priority): False
+        if it was handled meanwhile (then its replies are dropped)."""
+        try:
+            with self.db.write() as s:
+                s.add(ChatMessage(msg_id=msg_key, sender=sender, received_at=at))
+                s.flush()
+                for i, (to, text, priority) in enumerate(replies):
+                    s.add(chat_row(f"chat/{msg_key}/{i}", to, text, None, priority=priority))
+        except IntegrityError:
+            return False
+        return True
+
+    def dm(self, key: str, to: str, text: str, game_id: str | None) -> None:
+        with self.db.write() as s:
+            s.add(chat_row(key, to, text, game_id))
+
+    def post(self, key: str, game_id: str, group: str, room: str, text: str) -> None:
+        with self.db.write() as s:
+            s.add(chat_row(key, room, text, game_id, group=group))
+
+    def summary(self, prefix: str, to: str, text: str, *, now: datetime, at_once: bool) -> None:
+        """A summary for `to` that goes at most once a minute (keys `prefix`1, 2, …): one
+        waiting for its minute takes the latest text; a new one waits a minute from now or
+        from the last one; `at_once`: it goes now. Its row is a DIGEST: while it waits, the
+        recipient's other messages go on."""
+        with self.db.write() as s:
+            last = s.scalars(select(OutboxRow).where(OutboxRow.dedupe_key.like(prefix + "%"))
+                             .order_by(OutboxRow.id.desc()).limit(1)).first()
+            if last is not None and last.sent_at is None and (
+                    last.next_attempt_at > now + SUMMARY_MARGIN):
+                last.text = text  # still waiting for its minute: it says the latest
+                if at_once:
+                    last.next_attempt_at = now
+                return
+            due = now if at_once else now + SUMMARY_EVERY
+            if last is not None and not at_once:
+                # a minute after the last one went (or will go, if it is on its way)
+                due = max(due, (last.sent_at or last.next_attempt_at) + SUMMARY_EVERY)
+            count = s.scalar(select(func.count()).select_from(OutboxRow).where(
+                OutboxRow.dedupe_key.like(prefix + "%"))) or 0
+            s.add(OutboxRow(dedupe_key=f"{prefix}{count + 1}", game_id=None, seq=None,
+                            channel="dm", target=f"contact:{to}"[:160], address=to, text=text,
+                            created_at=now, attempts=0, next_attempt_at=due, priority=DIGEST,
+                            turn=None))
+
+    # lobbies -------------------------------------------------------------------------------------
+    def lobby(self, code: str) -> Lobby | None:
+        with self.db.read() as s:
+            row = s.get(Lobby, code)
+            if row is not None:
+                s.expunge(row)
+            return row
+
+    def open_lobby(self, codes: Callable[[], str], **values: Any) -> str | None:
+        """A new lobby under the first free code `codes` gives (20 tries); None if none was."""
+        for _ in range(20):
+            code = codes()
+            try:
+                with self.db.write() as s:
+                    if s.get(Game, code) is not None or s.get(Lobby, code) is not None:
+                        continue
+                    s.add(Lobby(code=code, **values))
+                return code
+            except IntegrityError:
+                continue
+        return None
+
+    def set_status(self, code: str, status: str) -> None:
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is not None:
+                row.status = status
+
+    def set_chat_options(self, code: str, **values: Any) -> None:
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is not None:
+                row.chat_options = {**row.chat_options, **values}
+
+    def ask_once(self, code: str, group: str) -> bool:
+        """Whether the judge is to be asked to make `group`'s room by hand now (not before)."""
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is None:
+                return False
+            asked = list(row.chat_options.get("rooms_asked", []))
+            if group in asked:
+                return False
+            row.chat_options = {**row.chat_options, "rooms_asked": [*asked, group]}
+            return True
+
+    def request_end(self, code: str, at: datetime) -> bool:
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is None:
+                return False
+            row.end_requested_at = at
+            return True
+
+    def take_end_request(self, code: str) -> datetime | None:
+        """When `结束` was asked (None: not asked), and the request cleared."""
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is None:
+                return None
+            asked, row.end_requested_at = row.end_requested_at, None
+            return asked
+
+    def members(self, code: str) -> list[LobbyPlayer]:
+        with self.db.read() as s:
+            rows = list(s.scalars(select(LobbyPlayer).where(LobbyPlayer.code == code)
+                                  .order_by(LobbyPlayer.joined)))
+            for r in rows:
+                s.expunge(r)
+            return rows
+
+    def join(self, code: str, contact: str, name: str) -> bool:
+        """False when the 马甲 was taken meanwhile."""
+        try:
+            with self.db.write() as s:
+                order = (s.scalar(select(func.max(LobbyPlayer.joined)).where(
+                    LobbyPlayer.code == code)) or 0) + 1
+                s.add(LobbyPlayer(code=code, contact_id=contact, forum_name=name, joined=order))
+        except IntegrityError:
+            return False
+        return True
+
+    def leave(self, code: str, contact: str) -> None:
+        with self.db.write() as s:
+            row = s.get(LobbyPlayer, (code, contact))
+            if row is not None:
+                s.delete(row)
+
+    # who plays and judges what -----------------------------------------------------------------
+    def judged(self, contact: str) -> list[str]:
+        """The lobbies and games not over that `contact` judges."""
+        with self.db.read() as s:
+            return list(s.scalars(select(Lobby.code).where(
+                Lobby.judge == contact, Lobby.status.in_(ENDS)).order_by(Lobby.code)))
+
+    def active_judged(self, contact: str) -> list[str]:
+        """`judged`, without the games that are over."""
+        with self.db.read() as s:
+            over = set(s.scalars(select(Game.id).where(Game.status != "active")))
+        return [c for c in self.judged(contact) if c not in over]
+
+    def player_games(self, contact: str) -> list[str]:
+        """The active games (and open lobbies) the contact plays in."""
+        with self.db.read() as s:
+            games = set(s.scalars(select(Player.game_id).join(Game, Game.id == Player.game_id)
+                                  .where(Player.contact_id == contact,
+                                         Game.status == "active")))
+            games |= set(s.scalars(select(LobbyPlayer.code).join(
+                Lobby, Lobby.code == LobbyPlayer.code).where(
+                LobbyPlayer.contact_id == contact, Lobby.status == "open")))
+        return sorted(games)
+
+    def players(self, game_id: str) -> dict[int, tuple[str | None, str | None]]:
+        """Each seat's contact and 马甲."""
+        with self.db.read() as s:
+            return {r.seat: (r.contact_id, r.forum_name) for r in s.scalars(
+                select(Player).where(Player.game_id == game_id))}
+
+    def contacts(self, game_id: str) -> dict[int, str]:
+        """Each bound seat's contact."""
+        return {n: c for n, (c, _) in self.players(game_id).items() if c}
+
+    def game_judge(self, game_id: str) -> str | None:
+        with self.db.read() as s:
+            return s.scalar(select(Game.judge_contact).where(Game.id == game_id))
+
+    # rooms ---------------------------------------------------------------------------------------
+    def room_of(self, room_id: str | None) -> tuple[str, str] | None:
+        """The game and the group whose room this is."""
+        with self.db.read() as s:
+            row = s.execute(select(Room.game_id, Room.name).where(Room.room_id == room_id)
+                            ).first()
+            return (row.game_id, row.name) if row else None
+
+    def room_names(self, game_id: str) -> set[str]:
+        with self.db.read() as s:
+            return set(s.scalars(select(Room.name).where(Room.game_id == game_id)))
+
+    def room_id(self, game_id: str, group: str) -> str | None:
+        with self.db.read() as s:
+            row = s.get(Room, (game_id, group))
+            return row.room_id if row else None
+
+    def room_members(self, game_id: str, group: str) -> list[str]:
+        with self.db.read() as s:
+            return list(s.scalars(select(RoomMember.contact_id).where(
+                RoomMember.game_id == game_id, RoomMember.room == group)))
+
+    def set_room_members(self, game_id: str, group: str, contacts: Iterable[str]) -> None:
+        """The members the bot knows of the room: exactly these."""
+        with self.db.write() as s:
+            s.execute(delete(RoomMember).where(RoomMember.game_id == game_id,
+                                               RoomMember.room == group))
+            for c in dict.fromkeys(contacts):
+                s.add(RoomMember(game_id=game_id, room=group, contact_id=c))
+
+    def change_room_members(self, game_id: str, group: str, gone: Iterable[str],
+                            new: Iterable[str]) -> None:
+        with self.db.write() as s:
+            for c in gone:
+                s.execute(delete(RoomMember).where(RoomMember.game_id == game_id,
+                                                   RoomMember.room == group,
+                                                   RoomMember.contact_id == c))
+            for c in new:
+                s.add(RoomMember(game_id=game_id, room=group, contact_id=c))
+
+    # substitution --------------------------------------------------------------------------------
+    def add_token(self, token_hash: str, game_id: str, seat: int, at: datetime) -> None:
+        with self.db.write() as s:
+            s.add(SeatToken(token_hash=token_hash, game_id=game_id, seat=seat, created_at=at))
+
+    def take_seat(self, token_hash: str, contact: str, at: datetime) -> Taken | None:
+        """Use a token: the seat passes to `contact`; None if the token is unknown, used, or
+        its game is over."""
+        with self.db.write() as s:
+            row = s.get(SeatToken, token_hash)
+            if row is None or row.used_by is not None:
+                return None
+            game = s.get(Game, row.game_id)
+            if game is None or game.status != "active":
+                return None
+            player = s.get(Player, (row.game_id, row.seat))
+            assert player is not None
+            old = player.contact_id
+            row.used_by, row.used_at = contact, at
+            player.contact_id = contact
+            history = list(s.scalars(select(OutboxRow.text).where(
+                OutboxRow.game_id == row.game_id, OutboxRow.target == f"seat:{row.seat}")
+                .order_by(OutboxRow.id)))
+            return Taken(row.game_id, row.seat, player.forum_name, old, history)
+
+    # the judges' settings ------------------------------------------------------------------------
+    def own_feed(self, contact: str) -> str | None:
+        """The judge's own default for their next games, if they set one."""
+        with self.db.read() as s:
+            row = s.get(JudgeSetting, contact)
+            return row.judge_feed if row is not None else None
+
+    def game_feed(self, code: str) -> str | None:
+        """The feed of a game (or of its lobby, before the start), if set."""
+        with self.db.read() as s:
+            game = s.get(Game, code)
+            if game is not None:
+                return game.judge_feed
+            lobby = s.get(Lobby, code)
+            return lobby.chat_options.get("judge.feed") if lobby is not None else None
+
+    def set_feed(self, contact: str, feed: str, code: str | None) -> None:
+        """The judge's default for their next games, and (with `code`) that game's."""
+        with self.db.write() as s:
+            own = s.get(JudgeSetting, contact)
+            if own is None:
+                s.add(JudgeSetting(contact_id=contact, judge_feed=feed))
+            else:
+                own.judge_feed = feed
+            if code is None:
+                return
+            game = s.get(Game, code)
+            if game is not None:
+                game.judge_feed = feed
+            lobby = s.get(Lobby, code)
+            if lobby is not None:
+                lobby.chat_options = {**lobby.chat_options, "judge.feed": feed}
+
+    # the log, as the chat layer reads it ---------------------------------------------------------
+    def last_events(self, game_id: str) -> list[Event]:
+        """The events of the game's last command."""
+        with self.db.read() as s:
+            head = s.scalar(select(func.max(LogEntry.seq)).where(
+                LogEntry.game_id == game_id, LogEntry.kind == "command")) or 0
+            bodies = list(s.scalars(select(LogEntry.body).where(
+                LogEntry.game_id == game_id, LogEntry.seq > head).order_by(LogEntry.seq)))
+        return [event_of(b) for b in bodies]
+
+    def told(self, game_id: str, type_: str, phase: str | None, seat: int) -> list[Event]:
+        """The events of `type_` in `phase` told to `seat`, the latest first."""
+        with self.db.read() as s:
+            rows = list(s.scalars(select(LogEntry).where(
+                LogEntry.game_id == game_id, LogEntry.kind == "event", LogEntry.type == type_,
+                LogEntry.phase == phase).order_by(LogEntry.seq.desc())))
+        return [event_of(r.body) for r in rows if seat in (r.audience or {}).get("seats", [])]
+
+    def outcome(self, msg_id: str) -> str | None:
+        """What came of a message id in the pipeline (accepted, rejected, noop), if it got
+        there (the demo's check)."""
+        with self.db.read() as s:
+            return s.scalar(select(InboxMessage.outcome).where(InboxMessage.msg_id == msg_id))
