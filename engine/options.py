@@ -30,6 +30,12 @@ class OptionError(ValueError):
     """An unknown option key or a bad value, reported when the game is created."""
 
 
+# Every duration option is at most a week (a deadline 19 years away is a typo), and a count of
+# yellow cards at most this many (0: never a red card).
+MAX_MINUTES = 7 * 24 * 60
+MAX_YELLOWS = 20
+
+
 def duration_minutes(value: Any) -> int:
     """'90min', '1.5h', '1h30min', '2h' or an integer number of minutes."""
     if isinstance(value, bool):
@@ -44,6 +50,8 @@ def duration_minutes(value: Any) -> int:
         minutes = round(float(m.group(1) or 0) * 60) + int(m.group(2) or 0)
     if minutes < 0:
         raise ValueError("a duration cannot be negative")
+    if minutes > MAX_MINUTES:
+        raise ValueError(f"a duration of at most {MAX_MINUTES}min (7 days)")
     return minutes
 
 
@@ -150,8 +158,8 @@ class CommonOptions(Options):
     reminders_before: Minutes = opt("reminders.before", "30min")
 
     def check(self, camps: tuple[str, ...]) -> None:
-        if self.cards_yellow_to_red < 0:
-            raise OptionError("cards.yellow_to_red must be 0 (never) or a positive number")
+        if not 0 <= self.cards_yellow_to_red <= MAX_YELLOWS:
+            raise OptionError(f"cards.yellow_to_red must be 0 (never) or 1 to {MAX_YELLOWS}")
         allowed = {"judge_ruling", "last_event_reverted", *camps}
         if self.check_no_unlost_camp not in allowed:
             raise OptionError(

@@ -1,7 +1,8 @@
 """The typed option models (engine/options.py, the rulesets' ClassicOptions / AnomalyOptions)
 accept and refuse exactly what the hand-written option specs of commit a824fdf did
 (tests/legacy_options.py, kept verbatim): the same keys, the same defaults, the same values
-stored, the same OptionError messages (bot/chat/lobby.py shows them, naming the bad key)."""
+stored, the same OptionError messages (bot/chat/lobby.py logs them, naming the bad key), but
+for the bounds issue 19 added on purpose (a count of yellow cards, a duration's length)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,19 @@ from typing import Any
 import legacy_options as legacy
 import pytest
 
-from engine.options import CommonOptions, OptionError, Options, typed_options, validate_options
+from engine.options import (
+    MAX_YELLOWS,
+    CommonOptions,
+    OptionError,
+    Options,
+    typed_options,
+    validate_options,
+)
 from engine.ruleset import get_ruleset
 
 RULESETS = {"classic": legacy.CLASSIC_OPTIONS, "anomaly": legacy.ANOMALY_OPTIONS}
+LEGACY_YELLOWS = "cards.yellow_to_red must be 0 (never) or a positive number"
+BOUNDED_YELLOWS = f"cards.yellow_to_red must be 0 (never) or 1 to {MAX_YELLOWS}"
 POOL: list[Any] = [True, False, 0, 1, 2, 3, -1, 6, 9, 45, 1.5, None, "", "two", "true", "yes",
                    "90min", "1.5h", "1h30min", "2h", "-5min", "08:00", "06:30", "25:00", "8:0",
                    "village", "wolves", "anomaly", "normal", "nobody", "judge_ruling",
@@ -42,7 +52,13 @@ def old(ruleset: str, given: Any) -> tuple[str, Any]:
         if ruleset == "anomaly":
             legacy.anomaly_validate(opts)
     except legacy.OptionError as exc:
+        if str(exc) == LEGACY_YELLOWS:
+            return "OptionError", BOUNDED_YELLOWS
         return "OptionError", str(exc)
+    # Changed on purpose since (issue 19, F7): a count of yellow cards is 0 to MAX_YELLOWS,
+    # a duration at most MAX_MINUTES (no value of POOL is that long).
+    if not 0 <= opts.get("cards.yellow_to_red", 0) <= MAX_YELLOWS:
+        return "OptionError", BOUNDED_YELLOWS
     return "ok", {k: v for k, v in opts.items() if k not in added or v != spec[k][1]}
 
 

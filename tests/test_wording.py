@@ -58,6 +58,25 @@ ALLOWED = [re.compile("|".join(re.escape(k) for k in OPTION_KEYS) + r"(?:\s*[=:]
 PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
 
 
+def option_values() -> set[str]:
+    """Values of the options a judge types (`first_to_reach`, `judge_ruling`, …): the words of
+    every option's list of values, and the text defaults."""
+    import typing
+
+    values: set[str] = set()
+    for ruleset in RULESETS:
+        for field in get_ruleset(ruleset).options_model.model_fields.values():
+            for arg in (*typing.get_args(field.annotation), field.default):
+                inner = typing.get_args(arg) or (arg,)
+                values |= {v for v in inner if isinstance(v, str)}
+    return values
+
+
+OPTION_VALUES = sorted(option_values() | {"judge_ruling", "last_event_reverted"}, key=len,
+                       reverse=True)
+ALLOWED.append(re.compile("|".join(rf"\b{re.escape(v)}\b" for v in OPTION_VALUES if "_" in v)))
+
+
 def problems(text: str) -> list[str]:
     for allowed in ALLOWED:
         text = allowed.sub(" ", text)

@@ -61,6 +61,8 @@ KILLERS_ROOM = "wolves"  # the engine group whose room takes the killers' comman
 # Where a command may be sent (vocabulary.yaml `where`): the killers' room, or the room bound.
 KILLERS_ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "killers_room" in v.where)
 ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "room" in v.where) | KILLERS_ROOM_VERBS
+# Asked in a game's room, answered by DM as if asked there (nothing is said in the room).
+ANSWERED_FROM_ROOMS = frozenset({"status", "help"})
 
 
 class ChatBot:
@@ -191,7 +193,7 @@ class ChatBot:
                 self._chatter(msg, r)
             return
         r.p = p
-        if in_room and (p.verb not in ROOM_VERBS or (
+        if in_room and p.verb not in ANSWERED_FROM_ROOMS and (p.verb not in ROOM_VERBS or (
                 p.verb in KILLERS_ROOM_VERBS and not self._killers_room(msg.room))):
             self._in_room(msg, r)  # a room is for talk; commands go by DM
             return
@@ -239,12 +241,16 @@ class ChatBot:
         return JUDGE if r.judge else None
 
     def _in_room(self, msg: Incoming, r: Request) -> None:
-        """A command other than kill/lock/bind in a room: nothing is said in the room. A judge
-        command from anyone but a judge is refused by DM and logged (CHAT.md: people)."""
-        if r.p.who != "judge":
-            return  # a player's command word in room talk ("过") is talk
+        """A command other than kill/lock/bind in a room: nothing is said in the room; the
+        sender is told by DM where to send it (a command always gets an answer). A judge
+        command from anyone but a judge is refused by DM and logged (CHAT.md: people). A room
+        of no game of ours is not ours to answer in any way."""
         found = self.chats.room_of(msg.room)
         gid = found[0] if found else None
+        if r.p.who != "judge":
+            if gid is not None:
+                r.say(t("not_here"))
+            return
         if msg.sender in self.judges or (gid is not None and self._is_judge(gid, msg.sender)):
             r.say(t("not_here"))
             return

@@ -51,6 +51,7 @@ _MESSAGE = re.compile(r"([^\s:@]+)(?:@([^\s:@]+))?:[ \t]?(.*)", re.S)
 _DURATION = re.compile(r"(\d{1,6})(m|min|h|d)")
 CLOCK_FORMAT = "%Y-%m-%d %H:%M"
 MAX_LINE = 8192  # characters of one input line (the bot itself refuses texts over 4096)
+MAX_MOVE = timedelta(days=366)  # how far one /clock or /advance may move the clock
 
 
 class VirtualClock:
@@ -71,8 +72,11 @@ def parse_duration(text: str) -> timedelta:
     if not m:
         raise ValueError(f"bad duration {text.strip()[:20]!r}: write 90m, 2h or 1d")
     n, unit = int(m.group(1)), m.group(2)
-    return timedelta(minutes=n) if unit in ("m", "min") else (
+    moved = timedelta(minutes=n) if unit in ("m", "min") else (
         timedelta(hours=n) if unit == "h" else timedelta(days=n))
+    if moved > MAX_MOVE:
+        raise ValueError(f"the clock moves at most {MAX_MOVE.days} days at a time")
+    return moved
 
 
 def parse_clock(text: str) -> datetime:
@@ -94,6 +98,10 @@ class Console:
         self.transport = transport or ConsoleTransport(out)
         self.bot = ChatBot(service, self.transport, judges=judges, time_zone=time_zone,
                            export_dir=export_dir)
+        if isinstance(self.transport, ConsoleTransport):
+            # The terminal keeps no rooms across a restart: it is told back the ones the bot
+            # made, with their members, so a restart never reads as members gone missing.
+            self.transport.rooms.update(self.bot.chats.all_rooms())
         self.virtual = clock if isinstance(clock, VirtualClock) else None
         self.clock: Clock = clock or SystemClock()
         self.bot.forum.clock = self.clock.now  # the vote thread's reads see the same clock
@@ -169,6 +177,8 @@ class Console:
         order across games, printing what each causes. It never goes back."""
         if self.virtual is None:
             raise ValueError("/clock and /advance need --clock (a virtual clock)")
+        if target - self.clock.now() > MAX_MOVE:
+            raise ValueError(f"the clock moves at most {MAX_MOVE.days} days at a time")
         if target < self.clock.now():
             self.note(f"the clock stays at {self._shown(self.clock.now())} (it never goes "
                       f"back)")

@@ -16,8 +16,10 @@ from bot.commands.convert import ConvertError, judge_command
 from bot.feed import DEFAULT_FEED, feed_name, feed_of
 from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
+from bot.render import render_rejection
 from bot.texts import t
 from engine import commands as engine_commands
+from engine.events import Rejection
 
 log = logging.getLogger(__name__)
 # The judge's commands the engine takes (bot/commands/convert.py judge_command).
@@ -75,7 +77,7 @@ class JudgeDesk:
 
     @handles("start", "kick", stage=GAME, role=JUDGE)
     def started(self, r: Request) -> None:
-        r.say(t("lobby_closed", code=r.code))
+        r.say(t("started_judge_only", code=r.code, what=t(f"started_what.{r.p.verb}")))
 
     # commands into the engine --------------------------------------------------------------------
     @handles(*ENGINE_VERBS, stage=GAME, role=JUDGE)
@@ -153,8 +155,9 @@ class JudgeDesk:
     def substitute(self, r: Request) -> None:
         assert r.code is not None
         state = self.ctx.service.state(r.code)
-        if len(r.p.seats) != 1 or not 1 <= r.p.seats[0] <= len(state.seats):
-            r.say(t("not_understood"))
+        if not 1 <= r.p.seats[0] <= len(state.seats):
+            r.say(render_rejection(Rejection(code="no_such_seat",
+                                             data={"seat": r.p.seats[0]}), state.ruleset))
             return
         seat = r.p.seats[0]
         token = new_token()
@@ -166,9 +169,11 @@ class JudgeDesk:
     def take_seat(self, r: Request) -> None:
         digest = hashlib.sha256(r.p.text.strip().encode()).hexdigest()
         taken = self.chats.take_seat(digest, r.sender,
-                                     r.msg.at.astimezone(UTC).replace(tzinfo=None))
-        if taken is None:
-            r.say(t("sub_bad_token"))
+                                     r.msg.at.astimezone(UTC).replace(tzinfo=None),
+                                     self.ctx.judges)
+        if isinstance(taken, str):  # refused; the token stays valid unless it was bad
+            r.say(t({"bad": "sub_bad_token", "seated": "sub_already_seated",
+                     "judge": "sub_judge"}[taken]))
             return
         code, seat = taken.game_id, taken.seat
         log.info("%s: seat %s handed from %s to %s", code, seat, taken.old, r.sender)

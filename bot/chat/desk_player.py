@@ -10,8 +10,10 @@ from bot.chat.pipeline import Pipeline
 from bot.chat.verbs import FREE, GAME, PLAYER, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, player_command
 from bot.ids import GAME_ID
+from bot.render import render_rejection
 from bot.texts import room_name, t
 from bot.transport import Incoming
+from engine.events import Rejection
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
@@ -100,6 +102,9 @@ class PlayerDesk:
             r.say(t("forum_votes"))
             return
         if p.verb == "save" and not p.seats:  # `救`: the target the witch was told tonight
+            if not _owes(state, r.seat, "witch"):  # not the witch (tonight): no hint of hers
+                r.say(render_rejection(Rejection(code="not_your_skill"), state.ruleset))
+                return
             target = self._reported_target(r.code, r.seat, state)
             if target is None:
                 r.say(t("save_whom"))
@@ -119,3 +124,9 @@ class PlayerDesk:
             target = ev.data.get("target")
             return target if isinstance(target, int) else None
         return None
+
+
+def _owes(state: GameState, seat: int, slot: str) -> bool:
+    """Whether `seat` holds tonight's night slot `slot` (the witch's, for a bare `救`)."""
+    night = state.night
+    return night is not None and slot in night.slots and seat in night.slots[slot].seats

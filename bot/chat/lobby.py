@@ -9,15 +9,20 @@ revealed at the end.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
-from bot.texts import t
+from pydantic import BeforeValidator
+
+from bot.texts import t, texts
 from engine import new_game, rng
-from engine.options import OptionError
+from engine.options import MAX_YELLOWS, OptionError
 from engine.ruleset import get_ruleset
+
+log = logging.getLogger(__name__)
 
 # The bot's own options (CHAT.md), kept apart from the engine's (RULES.md §5).
 CHAT_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -78,7 +83,8 @@ def _value(raw: str) -> Any:
 
 
 def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """`key=value` words into (engine options, chat options)."""
+    """`key=value` words into (engine options, chat options); a key given twice is refused
+    (which value was meant?)."""
     engine: dict[str, Any] = {}
     chat: dict[str, str] = {}
     for item in items:
@@ -86,6 +92,8 @@ def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
         key = key.strip()
         if not sep or not key or not raw.strip():
             raise LobbyError("bad_option", key=item[:40], detail=t("option_form"))
+        if key in engine or key in chat:
+            raise LobbyError("bad_option", key=key[:40], detail=t("option_twice"))
         if key in CHAT_OPTIONS:
             if raw.lower() not in CHAT_OPTIONS[key]:
                 raise LobbyError("bad_option", key=key,
@@ -94,6 +102,29 @@ def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
         else:
             engine[key] = _value(raw.strip())
     return engine, {**CHAT_DEFAULTS, **chat}
+
+
+def option_hint(ruleset: str, key: str, value: Any) -> str:
+    """How the option's value is written, in Chinese (the engine's own message is for the
+    log: English, and about the code)."""
+    special = texts()["option_hints"].get(key)
+    if special:
+        return str(special)
+    model = get_ruleset(ruleset).options_model
+    field = next((f for name, f in model.model_fields.items() if (f.alias or name) == key), None)
+    ann = field.annotation if field is not None else None
+    if get_origin(ann) is Literal:
+        values = ["true" if v is True else "false" if v is False else str(v)
+                  for v in get_args(ann)]
+        return t("option_values", values="、".join(values))
+    if ann is bool:
+        return t("option_values", values="true、false")
+    if ann is int and field is not None and any(
+            isinstance(m, BeforeValidator) for m in field.metadata):
+        return t("option_duration")  # a Minutes option
+    if ann is int:
+        return t("option_count", lo=0, hi=MAX_YELLOWS)
+    return t("option_value", value=str(value)[:40])
 
 
 def check_game(ruleset: str, players: int, options: Mapping[str, Any]) -> None:
@@ -108,18 +139,22 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any]) -> None:
         except (OptionError, ValueError) as exc:
             if isinstance(exc, OptionError) and "played by" in str(exc):
                 break  # the count, not the option: reported below
-            raise LobbyError("bad_option", key=key, detail=str(exc)[:200]) from None
+            log.info("option %s=%r refused: %s", key, value, exc)
+            raise LobbyError("bad_option", key=key,
+                             detail=option_hint(ruleset, key, value)) from None
     try:
         _trial(ruleset, players, dict(options))
     except OptionError as exc:
         if "played by" in str(exc):
             raise LobbyError("bad_count", ruleset=ruleset, count=players,
                              counts=counts_text(ruleset)) from None
-        raise LobbyError("bad_option", key="、".join(options) or "-", detail=str(exc)[:200]
-                         ) from None
+        log.info("options %r refused together: %s", options, exc)
+        raise LobbyError("bad_option", key="、".join(options) or "-",
+                         detail=t("option_conflict", detail="、".join(options))) from None
     except ValueError as exc:
-        raise LobbyError("bad_option", key="、".join(options) or "-", detail=str(exc)[:200]
-                         ) from None
+        log.info("options %r refused together: %s", options, exc)
+        raise LobbyError("bad_option", key="、".join(options) or "-",
+                         detail=t("option_conflict", detail="、".join(options))) from None
 
 
 def counts_text(ruleset: str) -> str:

@@ -17,6 +17,18 @@ SEAT_MAX = 99
 # Only ASCII digits count: NFKC maps full-width digits, and str.isdigit would let in
 # other scripts' digits (٥, ５ before NFKC) that nobody means as a seat.
 NUMBER_RUN = re.compile(f"(?:([0-9]+)|([{CN_CHARS}]+))(号)?")
+# Signs a number may carry after NFKC (which maps the full-width ＋ and － to + and -).
+SIGNS = "+-\u2212\u2010\u2011"
+
+
+def signed(s: str, i: int) -> bool:
+    """Whether the number at s[i:] carries a sign: `-3`, `刀-3`, `+3`; not `3-5` (a dash
+    between two numbers separates them)."""
+    if i == 0 or s[i - 1] not in SIGNS:
+        return False
+    before = s[i - 2] if i >= 2 else ""
+    return not before or not (before.isascii() and before.isdigit() or before in CN_CHARS
+                              or before == "号")
 
 
 def chinese_number(word: str) -> int | None:

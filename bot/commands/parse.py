@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import time
 
-from bot.commands.numbers import CN_CHARS, NUMBER_RUN, number_value
+from bot.commands.numbers import CN_CHARS, NUMBER_RUN, SIGNS, number_value, signed
 from bot.commands.vocabulary import MESSAGES, VERBS, Form, Slot, VerbSpec, verbs_for
 from engine.commands import MAX_TEXT
 
@@ -101,7 +101,8 @@ def _prepare(text: str) -> str:
     `?` that asks for help)."""
     s = unicodedata.normalize("NFKC", text)
     start = 0
-    while start < len(s) and _is_sep(s[start]) and s[start] not in "#?":
+    while start < len(s) and _is_sep(s[start]) and s[start] not in "#?" and not (
+            s[start] in SIGNS and NUMBER_RUN.match(s, start + 1)):  # a sign stays: `-3`
         start += 1
     return s[start:].rstrip()
 
@@ -132,6 +133,8 @@ def _number(s: str, i: int, *, suffix: str = "号") -> tuple[int, int] | None:
     m = NUMBER_RUN.match(s, i)
     if not m:
         return None
+    if signed(s, i):  # `-3` is no seat: a typo must never become a card on a real seat
+        raise _Fail("signed", s[i - 1:m.end()][:20])
     end = m.end()
     if not m.group(3) and end < len(s) and s[end] in suffix:
         end += 1  # `12人` for a count
@@ -148,6 +151,9 @@ def _number(s: str, i: int, *, suffix: str = "号") -> tuple[int, int] | None:
 
 
 def _seat(s: str, i: int, acc: _Acc) -> int:
+    if s[i] in SIGNS and NUMBER_RUN.match(s, i + 1):  # `+3` (a `-` reads as a separator)
+        word = _TOKEN.match(s, i)
+        raise _Fail("signed", (word.group(0) if word else s[i:i + 3])[:20])
     got = _number(s, i)
     if got is None:
         word = _TOKEN.match(s, i)
@@ -322,8 +328,9 @@ def _verb(s: str) -> tuple[VerbSpec, int] | None:
         if s[:end].lower() != alias:
             continue
         rest = s[end:]
-        if not rest or _is_sep(rest[0]):
-            pass
+        if not rest or _is_sep(rest[0]) or (
+                rest[0] in SIGNS and not alias.isascii() and NUMBER_RUN.match(rest, 1)):
+            pass  # (`投+3`: a command, refused for its sign)
         elif alias.isascii() or not spec.takes_args:
             # `kill5`, `过来`, `状态不好`: English words need a space; a verb without
             # arguments is a whole word.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.commands.numbers import SIGNS, signed
 from bot.commands.parse import ABSTAIN, prepare, seat_at, skip_separators
 from bot.commands.vocabulary import FORUM
 
@@ -53,6 +54,8 @@ def read_vote(text: str, seats: int = 99) -> PostVote:
     if meaning == "abstain":
         return PostVote("abstain", None, _reason(head, i, rest_lines), word)
     if not meaning:
+        if head and head[0] in SIGNS and signed(head, 1) and seat_at(head[1:], 0) is not None:
+            return PostVote("malformed", None, head, "")  # `-5号`: a seat with a sign
         got = seat_at(head, 0)
         if not FORUM.bare_seat or got is None:
             return PostVote("talk")

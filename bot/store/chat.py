@@ -275,6 +275,23 @@ class ChatStore:
             for c in dict.fromkeys(contacts):
                 s.add(RoomMember(game_id=game_id, room=group, contact_id=c))
 
+    def all_rooms(self) -> dict[str, list[str]]:
+        """Every room of every game with the members the bot knows of it (room id ->
+        contacts): what a transport that keeps nothing across a restart is told back."""
+        out: dict[str, list[str]] = {}
+        with self.db.read() as s:
+            rooms = {(g, n): rid for g, n, rid in s.execute(
+                select(Room.game_id, Room.name, Room.room_id))}
+            for gid, group, contact in s.execute(select(
+                    RoomMember.game_id, RoomMember.room, RoomMember.contact_id)
+                    .order_by(RoomMember.game_id, RoomMember.room)):
+                rid = rooms.get((gid, group))
+                if rid is not None:
+                    out.setdefault(rid, []).append(contact)
+        for rid in rooms.values():
+            out.setdefault(rid, [])
+        return out
+
     def change_room_members(self, game_id: str, group: str, gone: Iterable[str],
                             new: Iterable[str]) -> None:
         with self.db.write() as s:
@@ -290,16 +307,23 @@ class ChatStore:
         with self.db.write() as s:
             s.add(SeatToken(token_hash=token_hash, game_id=game_id, seat=seat, created_at=at))
 
-    def take_seat(self, token_hash: str, contact: str, at: datetime) -> Taken | None:
-        """Use a token: the seat passes to `contact`; None if the token is unknown, used, or
-        its game is over."""
+    def take_seat(self, token_hash: str, contact: str, at: datetime,
+                  judges: frozenset[str]) -> Taken | str:
+        """Use a token: the seat passes to `contact`. Otherwise why not, the token unused:
+        "bad" (unknown, used, or its game is over), "seated" (the contact has a seat of that
+        game already, in or out), "judge" (a judge of that game never plays in it)."""
         with self.db.write() as s:
             row = s.get(SeatToken, token_hash)
             if row is None or row.used_by is not None:
-                return None
+                return "bad"
             game = s.get(Game, row.game_id)
             if game is None or game.status != "active":
-                return None
+                return "bad"
+            if contact in judges or contact == game.judge_contact:
+                return "judge"
+            if s.scalar(select(Player.seat).where(Player.game_id == row.game_id,
+                                                  Player.contact_id == contact)) is not None:
+                return "seated"
             player = s.get(Player, (row.game_id, row.seat))
             assert player is not None
             old = player.contact_id
