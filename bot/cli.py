@@ -160,8 +160,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def _logs_to_stderr() -> None:
     import logging
+    import os
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+    # WOLFJUDGE_LOG_LEVEL=INFO shows each connection, login and replayed message.
+    level = os.environ.get("WOLFJUDGE_LOG_LEVEL", "WARNING").upper()
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 

@@ -118,6 +118,11 @@ class OutgoingMessage:
     text: str
 
 
+class SendInterrupted(Exception):  # noqa: N818 (a stop, not an error)
+    """Raised by a `send` that did not start because the bot is stopping: not a failure (no
+    attempt counted, no back-off); the row stays unsent and goes after the restart."""
+
+
 class Sender(Protocol):
     """A transport. `send` raises on failure; it must drop a dedupe key it has delivered.
 
@@ -241,6 +246,8 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
                         report.sent += 1
                     continue  # (False: another deliverer took it meanwhile)
                 sender.send(msg)
+            except SendInterrupted:  # the bot is stopping: the row stays as it was
+                return report
             except Exception as exc:  # a transport failure: retry later (a crash is not caught)
                 blocked.add(who)
                 report.failed += 1

@@ -65,7 +65,7 @@ def test_health_checks_and_the_session_volume() -> None:
     spec = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     services = spec["services"]
     assert "healthcheck" in services["postgres"]
-    for dockerfile in (ROOT / "Dockerfile", ROOT / "tests/e2e/gateway/Dockerfile"):
+    for dockerfile in (ROOT / "Dockerfile", ROOT / "gateway/Dockerfile"):
         assert "HEALTHCHECK" in dockerfile.read_text(encoding="utf-8")
     assert any(v.startswith("session:") for v in services["gateway"]["volumes"])
     assert set(spec["volumes"]) >= {"pgdata", "session"}
@@ -74,8 +74,8 @@ def test_health_checks_and_the_session_volume() -> None:
 
 def test_dockerfiles_copy_what_exists() -> None:
     for dockerfile, context in ((ROOT / "Dockerfile", ROOT),
-                                (ROOT / "tests/e2e/gateway/Dockerfile",
-                                 ROOT / "tests/e2e/gateway")):
+                                (ROOT / "gateway/Dockerfile",
+                                 ROOT / "gateway")):
         for line in dockerfile.read_text(encoding="utf-8").splitlines():
             if line.startswith("COPY "):
                 for src in line.split()[1:-1]:

@@ -125,6 +125,11 @@ class ChatBot:
         self.chats.dm(f"chat/{uuid.uuid4().hex}", to, text, game_id)
         self.deliver()
 
+    def tell_once(self, key: str, to: str, text: str) -> None:
+        """A DM that goes once for `key`, ever (what the account can do, told at login)."""
+        if self.chats.dm_once(key, to, text):
+            self.deliver()
+
     def post(self, game_id: str, group: str, room: str, text: str) -> None:
         """A room notice of the chat layer's own (members, someone out): through the outbox."""
         self.chats.post(f"chat/{uuid.uuid4().hex}", game_id, group, room, text)

@@ -224,16 +224,21 @@ class Console:
             latest = at if latest is None else max(latest, at)
         return latest
 
-    def catch_up(self) -> None:
-        """Deadlines that passed while the console was stopped fire first, in time order."""
+    def align_clock(self) -> None:
+        """A virtual clock starts where the latest game's clock already is (it never goes
+        back): before any message comes in, so that none is stamped earlier."""
         assert self.virtual is not None
         latest = self.latest_game_clock()
         if latest is not None and latest > self.virtual.now():
             self.virtual.move_to(latest)
             self.note(f"the clock starts at {self._shown(latest)}, where a game's clock is "
                       f"already (it never goes back)")
+
+    def catch_up(self) -> None:
+        """Deadlines that passed while the console was stopped fire first, in time order."""
+        self.align_clock()
         with self._lock:
-            self.move_to(self.virtual.now())
+            self.move_to(self.clock.now())
             self.bot.deliver(self.clock.now())
 
     def run_virtual(self, inp: TextIO) -> None:

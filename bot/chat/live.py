@@ -21,13 +21,15 @@ import logging
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, date, datetime
 from typing import TextIO
 
 from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.capabilities import dedupe_key, describe
 from bot.chat.bot import ChatBot
 from bot.chat.console import Console, VirtualClock, parse_clock
 from bot.gametime import instant_of, zone
@@ -36,7 +38,7 @@ from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
 from bot.texts import t
-from bot.transport import TransportSender
+from bot.transport import Capabilities, TransportSender
 from bot.transport.pacing import Pacer, PacingSettings
 
 log = logging.getLogger(__name__)
@@ -138,6 +140,18 @@ class Deliverer:
                 log.exception("outbox delivery failed")
 
 
+def tell_capabilities(bot: ChatBot, judges: list[str], today: Callable[[], date]
+                      ) -> Callable[[Capabilities], None]:
+    """At login: the judges learn what the account can do and what falls back (once a day
+    for a given report: bot/capabilities.py)."""
+    def told(caps: Capabilities) -> None:
+        day = today()
+        text = describe(caps)
+        for judge in judges:
+            bot.tell_once(dedupe_key(judge, caps, day), judge, text)
+    return told
+
+
 def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
     """After a reconnect: the judges learn that messages sent meanwhile may be lost."""
     def told() -> None:
@@ -150,13 +164,24 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     from bot.transport.wechaty import WechatyTransport
 
     settings = load_settings()
-    service = Service(database_url(settings.database_url), judges=settings.judge_list)
+    url = database_url(settings.database_url)
+    prepare_schema(url)
+    service = Service(url, judges=settings.judge_list)
     transport = WechatyTransport(settings.endpoint, settings.token, pacer=Pacer(settings.pacing),
                                  on_scan=lambda code, _status: show_qr(code))
+    stop = threading.Event()
     virtual = None
     if clock is not None:
         start = instant_of(parse_clock(clock), zone(settings.time_zone)).astimezone(UTC)
         virtual = VirtualClock(start)
+    else:
+        # A clean stop at any point (issue 21): no new send starts, the one in flight ends.
+        def stopping(_sig: int, _frame: object) -> None:
+            stop.set()
+            transport.halt()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, stopping)
     console = Console(service, out, judges=settings.judge_list, clock=virtual,
                       time_zone=settings.time_zone, transport=transport)
     bot = console.bot
@@ -165,34 +190,60 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     service.on_commit.append(lambda _gid: deliverer.poke())
     transport.handler = console.incoming  # with --clock, messages come at the virtual time
     transport.on_reconnect = tell_judges(bot, settings.judge_list)
+    transport.on_capabilities = tell_capabilities(
+        bot, settings.judge_list, lambda: datetime.now(zone(settings.time_zone)).date())
+    if virtual is not None:
+        console.align_clock()  # before a message (a replayed one too) can come in
     deliverer.start()
     transport.start()
-    if not transport.wait_ready(60):
-        log.warning("not connected to %s yet; still trying", settings.endpoint)
     try:
+        if not _wait(stop, transport.wait_ready, 60):
+            if not stop.is_set():
+                log.warning("not connected to %s yet; still trying", settings.endpoint)
+        elif virtual is None:
+            # What the gateway kept while the bot was away is applied at its own time before
+            # the deadlines that passed meanwhile fire (a night action sent in time counts).
+            transport.wait_settled()
         if virtual is not None:
             console.run_virtual(inp)  # /clock and /advance lines; end of input stops
-        else:
-            asyncio.run(_serve(service, bot))
+        elif not stop.is_set():
+            asyncio.run(_serve(service, bot, stop))
     finally:
+        transport.halt()  # no new send; a pacing wait ends at once
+        deliverer.stop()  # the send in flight finishes; the rest stays queued
         transport.stop()
-        deliverer.stop()
         service.close()
     return 0
 
 
-async def _serve(service: Service, bot: ChatBot) -> None:
+def prepare_schema(url: str) -> None:
+    """A new database gets its schema (as the console's does); an older one is refused by
+    the service, which names `wolfjudge migrate` (a migration is the operator's step)."""
+    from bot.store import migrate
+    from bot.store.db import is_empty
+
+    if is_empty(url):
+        migrate(url)
+
+
+def _wait(stop: threading.Event, ready: Callable[[float], bool], limit: float) -> bool:
+    """`ready(timeout)` polled until it is true, `stop` is set or `limit` seconds pass (a
+    signal handler can run between two polls)."""
+    end = time.monotonic() + limit
+    while not stop.is_set() and time.monotonic() < end:
+        if ready(0.2):
+            return True
+    return False
+
+
+async def _serve(service: Service, bot: ChatBot, stop: threading.Event) -> None:
     """Deadlines, and the forum vote threads' reads, on the real clock until SIGINT or
     SIGTERM."""
     sched = DeadlineScheduler(service, SystemClock())
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     sched.start()
     bot.forum.schedule(sched.scheduler)
     print("wolfjudge: connected; Ctrl-C stops", file=sys.stderr, flush=True)
     try:
-        await stop.wait()
+        await asyncio.get_running_loop().run_in_executor(None, stop.wait)
     finally:
         sched.stop()

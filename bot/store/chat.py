@@ -90,6 +90,14 @@ class ChatStore:
         with self.db.write() as s:
             s.add(chat_row(key, to, text, game_id))
 
+    def dm_once(self, key: str, to: str, text: str) -> bool:
+        """A DM that goes once for `key`, ever; False if it was written before."""
+        with self.db.write() as s:
+            if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is not None:
+                return False
+            s.add(chat_row(key, to, text, None))
+        return True
+
     def post(self, key: str, game_id: str, group: str, room: str, text: str) -> None:
         with self.db.write() as s:
             s.add(chat_row(key, room, text, game_id, group=group))

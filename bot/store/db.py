@@ -166,6 +166,16 @@ def migrate(url: str | None = None, revision: str = "head", engine: Engine | Non
             engine.dispose()
 
 
+def is_empty(url: str) -> bool:
+    """No table at all: a new database (a missing SQLite file is one)."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return not inspect(conn).get_table_names()
+    finally:
+        engine.dispose()
+
+
 def check_schema(engine: Engine) -> None:
     # The fast way first (one query, the scripts' headers read as text); Alembic itself
     # decides whenever that does not say "at head" (so it can only ever accept what Alembic

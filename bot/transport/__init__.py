@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.outbox import OutgoingMessage
+from bot.outbox import OutgoingMessage, SendInterrupted
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,21 @@ class Incoming:
     room: str | None = None
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What the account behind a transport can do, as its gateway reported it at login
+    (`reported` False: nothing was reported, everything is assumed and learned on the first
+    failure). `puppet`: the puppet's package name, when known."""
+
+    send_dm: bool = True
+    create_rooms: bool = True
+    add_members: bool = True
+    remove_members: bool = True
+    list_members: bool = True
+    puppet: str | None = None
+    reported: bool = False
+
+
 class TransportError(Exception):
     pass
 
@@ -39,6 +54,10 @@ class Unsupported(TransportError):
 
 class Refused(TransportError):
     """The platform refused it this time (rate limit, blocked, not a friend)."""
+
+
+class Interrupted(TransportError, SendInterrupted):
+    """The bot is stopping: nothing was sent (bot/outbox.py's `SendInterrupted`)."""
 
 
 class Transport(ABC):

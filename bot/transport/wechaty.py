@@ -11,7 +11,8 @@ queued; one worker thread hands them to the handler one at a time, in arrival or
 that worker thread (or any thread but the loop's): they run the wechaty coroutine on the loop and
 wait for it, raising `Refused` on a failure, a timeout or no connection, `Unsupported` where the
 puppet does not implement the call. The bot's own messages (a puppet echoes them) and messages
-older than the start are dropped.
+older than the replay window (a day; the gateway keeps what comes while the bot is away) are
+dropped.
 
 The connection is supervised here, not by wechaty: each connection is a fresh `PuppetService` and
 `Wechaty` instance; when the event stream ends or fails, the transport reconnects with
@@ -21,7 +22,7 @@ exponential backoff and jitter, and after every login but the first it calls `on
 What was verified about this stack (python `wechaty==0.10.7` with `wechaty-puppet==0.4.23`,
 `wechaty-puppet-service==0.8.10`, `wechaty-grpc==0.20.19`, `grpclib 0.4.9`, on Python 3.11;
 against Node `wechaty-puppet-service@1.19.9` serving `wechaty-puppet-mock@1.19.4`,
-`wechaty-puppet@1.21.3`, `wechaty@1.20.2` on Node 20, tests/e2e/gateway/):
+`wechaty-puppet@1.21.3`, `wechaty@1.20.2` on Node 20, gateway/):
 
 - 0.10.7 is the newest release. `import wechaty` fails on 3.11 with "mutable default
   PuppetOptions for field puppet_options" (a dataclass default whose class has no __hash__):
@@ -75,6 +76,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import os
 import queue
@@ -82,6 +84,7 @@ import random
 import socket
 import tempfile
 import threading
+import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -89,7 +92,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from bot.transport import Incoming, Refused, Transport, TransportError, Unsupported
+from bot.transport import (
+    Capabilities,
+    Incoming,
+    Interrupted,
+    Refused,
+    Transport,
+    TransportError,
+    Unsupported,
+)
 from bot.transport.pacing import Pacer
 
 log = logging.getLogger(__name__)
@@ -97,6 +108,8 @@ T = TypeVar("T")
 DELIVERED_KEYS = 20_000  # outbox keys remembered as sent (a day of sends, and more)
 
 DEFAULT_TIMEOUT = 30.0
+CAPABILITIES_PROBE = "wolfjudge:capabilities"  # gateway/capabilities.js
+PROBE_WAIT = 5.0  # seconds for the gateway's answer
 _SEEN_MAX = 10_000
 
 
@@ -134,6 +147,22 @@ def _timestamp(value: int) -> datetime | None:
     return datetime.fromtimestamp(seconds, UTC)
 
 
+def _capabilities(data: str) -> Capabilities | None:
+    """The gateway's answer to the probe, or None for any other `dong`."""
+    try:
+        report = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(report, dict) or report.get("wolfjudge") != 1:
+        return None
+    return Capabilities(send_dm=bool(report.get("sendDm", True)),
+                        create_rooms=bool(report.get("createRooms", True)),
+                        add_members=bool(report.get("addMembers", True)),
+                        remove_members=bool(report.get("removeMembers", True)),
+                        list_members=bool(report.get("listMembers", True)),
+                        puppet=str(report.get("puppet") or "") or None, reported=True)
+
+
 @dataclass
 class _Session:
     """One connection: a fresh puppet and Wechaty instance."""
@@ -145,6 +174,7 @@ class _Session:
     # runs each async listener as a task of its own: their RPCs could finish out of order)
     arrivals: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     pump: asyncio.Task[None] | None = None
+    dongs: asyncio.Queue[str] = field(default_factory=asyncio.Queue)  # `dong` events' data
 
 
 class WechatyTransport(Transport):
@@ -161,9 +191,10 @@ class WechatyTransport(Transport):
                  handler: Callable[[Incoming], None] | None = None,
                  on_reconnect: Callable[[], None] | None = None,
                  on_scan: Callable[[str, int], None] | None = None,
+                 on_capabilities: Callable[[Capabilities], None] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, connect_wait: float = 2.0,
                  reconnect_min: float = 0.5, reconnect_max: float = 30.0,
-                 history_slack: timedelta = timedelta(seconds=5),
+                 replay_window: timedelta = timedelta(hours=24),
                  cache_dir: str | None = None, pacer: Pacer | None = None) -> None:
         if not endpoint:
             raise ValueError("the puppet service endpoint (host:port) is required")
@@ -172,11 +203,13 @@ class WechatyTransport(Transport):
         self.handler = handler
         self.on_reconnect = on_reconnect
         self.on_scan = on_scan
+        self.on_capabilities = on_capabilities
+        self.capabilities = Capabilities()  # until the gateway reports them
         self.timeout = timeout
         self.connect_wait = connect_wait
         self.reconnect_min = reconnect_min
         self.reconnect_max = reconnect_max
-        self.history_slack = history_slack
+        self.replay_window = replay_window
         self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self._w = _load(cache_dir)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -187,9 +220,12 @@ class WechatyTransport(Transport):
         self._session: _Session | None = None
         self._ready = threading.Event()
         self._stopping = threading.Event()
+        self._halted = threading.Event()  # no new send starts (the bot is stopping)
         self._cond = threading.Condition()
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._delivered: OrderedDict[str, None] = OrderedDict()  # outbox keys sent
+        self._arrived = time.monotonic()  # when the last message event came
+        self._pending = 0  # messages queued or being handled
         self.logins = 0  # logins so far (the first connection's, then each reconnect's)
         self.started_at: datetime | None = None
         self.self_id: str | None = None
@@ -239,6 +275,11 @@ class WechatyTransport(Transport):
         self._loop_thread = self._worker = None
         self._ready.clear()
 
+    def halt(self) -> None:
+        """No new send starts from now on (a pacing wait ends with `Interrupted`); the one in
+        flight finishes. The first step of a clean stop; safe from a signal handler."""
+        self._halted.set()
+
     @property
     def connected(self) -> bool:
         """Logged in on a live connection."""
@@ -246,6 +287,20 @@ class WechatyTransport(Transport):
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
+
+    def wait_settled(self, quiet: float = 2.0, limit: float = 30.0) -> bool:
+        """Connected, and the messages that come at once after a login (the gateway replays
+        what was kept while the bot was away) handled: no message event for `quiet` seconds
+        and none waiting. `run` starts the deadlines after this, so that a night action sent
+        before a deadline that passed meanwhile counts. False after `limit` seconds."""
+        end = time.monotonic() + limit
+        if not self._ready.wait(limit):
+            return False
+        while time.monotonic() < end and not (self._stopping.is_set() or self._halted.is_set()):
+            if self._pending == 0 and time.monotonic() - self._arrived >= quiet:
+                return True
+            self._halted.wait(0.1)
+        return False
 
     def wait_logins(self, count: int, timeout: float) -> bool:
         """Wait until `count` logins have happened (2: the first reconnect) and the connection is
@@ -301,9 +356,11 @@ class WechatyTransport(Transport):
         session = _Session(bot=bot, puppet=puppet)
         puppet.on("login", lambda payload: self._on_login(session, payload))
         puppet.on("logout", lambda payload: self._on_logout(session, payload))
-        puppet.on("message", lambda payload: session.arrivals.put_nowait(payload.message_id))
+        puppet.on("message", lambda payload: self._arrival(session, payload.message_id))
         session.pump = asyncio.get_running_loop().create_task(self._pump(session))
         puppet.on("scan", lambda payload: self._on_scan(payload))
+        puppet.on("dong", lambda payload: session.dongs.put_nowait(
+            str(getattr(payload, "data", "") or "")))
         puppet.on("error", lambda payload: log.warning("wechaty: puppet error %s", payload))
         self._session = session
         # blocking connect check (telnet, 3 s at most), then stop/start and the event stream
@@ -327,6 +384,10 @@ class WechatyTransport(Transport):
                 channel.close()
             puppet.channel = None
 
+    def _arrival(self, session: _Session, msg_id: str) -> None:
+        self._arrived = time.monotonic()
+        session.arrivals.put_nowait(msg_id)
+
     def _set_ready(self, ready: bool) -> None:
         with self._cond:
             if ready:
@@ -348,6 +409,31 @@ class WechatyTransport(Transport):
         self._set_ready(True)
         if not first and self.on_reconnect is not None:
             self._queue.put(self.on_reconnect)
+        asyncio.get_running_loop().create_task(self._probe(session))
+
+    async def _probe(self, session: _Session) -> None:
+        """Ask the gateway what the puppet can do (gateway/capabilities.js: a `ding` it
+        answers with a `dong`); a gateway that does not answer leaves everything assumed."""
+        caps = Capabilities()
+        try:
+            await asyncio.wait_for(session.puppet.ding(CAPABILITIES_PROBE), self.timeout)
+            end = asyncio.get_running_loop().time() + PROBE_WAIT
+            while (left := end - asyncio.get_running_loop().time()) > 0:
+                caps = _capabilities(await asyncio.wait_for(session.dongs.get(), left)) or caps
+                if caps.reported:
+                    break
+        except TimeoutError:
+            log.info("wechaty: the gateway did not say what the puppet can do")
+        except Exception as exc:
+            log.warning("wechaty: asking what the puppet can do failed: %s", exc)
+        if session is not self._session:
+            return
+        self.capabilities = caps
+        self.can_create_rooms = caps.create_rooms
+        self.can_manage_members = caps.add_members and caps.remove_members
+        if self.on_capabilities is not None:
+            told = self.on_capabilities
+            self._queue.put(lambda: told(caps))
 
     async def _on_logout(self, session: _Session, payload: Any) -> None:
         if session is self._session:
@@ -384,14 +470,22 @@ class WechatyTransport(Transport):
         if not talker or talker == session.self_id:
             return  # the bot's own message, echoed
         sent = _timestamp(p.timestamp)
-        if sent is not None and self.started_at is not None and (
-                sent < self.started_at - self.history_slack):
-            log.info("wechaty: message %s from before the start dropped", msg_id)
+        now = datetime.now(UTC)
+        if sent is not None and sent < now - self.replay_window:
+            # Old history a puppet may sync at login, not a message to act on. Younger
+            # messages the bot never saw (kept by the gateway's mailbox while the bot was
+            # away) are handled, once each: the chat layer applies a message id once.
+            log.info("wechaty: message %s older than the replay window dropped", msg_id)
             return
         if not p.text:
             return  # not text (image, voice, ...): nothing the bot reads
-        self._queue.put(Incoming(msg_id=msg_id, sender=talker, text=p.text,
-                                 at=datetime.now(UTC), room=p.room_id or None))
+        # A message counts when it was sent (a night action sent while the bot restarted
+        # keeps its time), never later than now.
+        at = min(sent, now) if sent is not None else now
+        with self._cond:
+            self._pending += 1
+        self._queue.put(Incoming(msg_id=msg_id, sender=talker, text=p.text, at=at,
+                                 room=p.room_id or None))
 
     # the worker ---------------------------------------------------------------------------------
     def _work(self) -> None:
@@ -407,13 +501,17 @@ class WechatyTransport(Transport):
                     item()
             except Exception:
                 log.exception("wechaty: handling %r failed", getattr(item, "msg_id", item))
+            finally:
+                if isinstance(item, Incoming):
+                    with self._cond:
+                        self._pending -= 1
 
     # calls from the worker thread ---------------------------------------------------------------
     def _call(self, what: str, make: Callable[[_Session], Awaitable[T]],
               timeout: float | None = None) -> T:
         loop = self._loop
-        if loop is None or self._stopping.is_set():
-            raise Refused(f"{what}: the transport is not running")
+        if loop is None or self._stopping.is_set() or self._halted.is_set():
+            raise Interrupted(f"{what}: the transport is stopping")
         if self._loop_thread is threading.current_thread():
             raise RuntimeError("WechatyTransport methods block: call them off the loop thread")
         if not self._ready.wait(self.connect_wait):
@@ -453,7 +551,15 @@ class WechatyTransport(Transport):
         if self.pacer is None or loop is None:
             return
         wait = self.pacer.before_create_room() if creation else self.pacer.before_send(room)
-        asyncio.run_coroutine_threadsafe(wait, loop).result()
+        future = asyncio.run_coroutine_threadsafe(wait, loop)
+        while True:  # a stop ends the wait at once (the send has not started)
+            try:
+                future.result(0.1)
+                return
+            except concurrent.futures.TimeoutError:
+                if self._halted.is_set() or self._stopping.is_set():
+                    future.cancel()
+                    raise Interrupted("the transport is stopping") from None
 
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         self._deliver_once(key, f"DM to {contact}", contact, text, None)
@@ -489,7 +595,11 @@ class WechatyTransport(Transport):
                             sorted(present), sorted(wanted))
             return str(room.room_id)
 
-        return self._call(f"room {name}", make)
+        try:
+            return self._call(f"room {name}", make)
+        except Unsupported:
+            self.can_create_rooms = False  # never again on this account: judges make rooms
+            raise
 
     def add_member(self, room: str, contact: str) -> None:
         self._call(f"add {contact} to {room}", lambda s: s.puppet.room_add(room, contact))

@@ -1,9 +1,12 @@
-"""The Node test gateway (tests/e2e/gateway/) driven from tests: start it, kill it, restart it on
-the same ports, and its HTTP control API (mock contacts, their DMs and room messages, what the
-bot sent, the rooms)."""
+"""The gateway (gateway/, with its mock puppet) driven from tests: start it, kill it, restart
+it on the same ports, and its HTTP control API (mock contacts, their DMs and room messages,
+what the bot sent, the rooms). Its npm packages are installed here on first use (`npm ci`,
+once, under a file lock), so the README's test command runs these tests on any machine with
+Node."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -22,19 +25,71 @@ import pytest
 
 from bot.transport import Incoming
 
-GATEWAY_DIR = Path(__file__).resolve().parent / "gateway"
+GATEWAY_DIR = Path(__file__).resolve().parents[2] / "gateway"
 T = TypeVar("T")
 
 
+def install_gateway() -> str | None:
+    """`npm ci` in gateway/ unless done (one process at a time: a lock file); what went wrong,
+    or None."""
+    modules = GATEWAY_DIR / "node_modules"
+    if (modules / ".package-lock.json").is_file():
+        return None
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not installed"
+    with (GATEWAY_DIR / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if (modules / ".package-lock.json").is_file():
+                return None  # another test process installed it meanwhile
+            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                                  cwd=GATEWAY_DIR, capture_output=True, text=True, timeout=600)
+            if done.returncode != 0:
+                return f"`npm ci` in gateway/ failed: {done.stderr[-500:]}"
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return None
+
+
+def real_puppet() -> str:
+    """The default real puppet, pinned in gateway/package.json (`wolfjudge.realPuppet`)."""
+    spec = json.loads((GATEWAY_DIR / "package.json").read_text(encoding="utf-8"))
+    return str(spec["wolfjudge"]["realPuppet"])
+
+
+def install_puppet(spec: str) -> str | None:
+    """`npm install --no-save SPEC` in gateway/ unless installed (under the same lock as
+    `install_gateway`); what went wrong, or None."""
+    missing = install_gateway()
+    if missing is not None:
+        return missing
+    name = spec.rsplit("@", 1)[0] if spec.rfind("@") > 0 else spec
+    installed = GATEWAY_DIR / "node_modules" / name / "package.json"
+    if installed.is_file():
+        return None
+    npm = shutil.which("npm")
+    assert npm is not None  # install_gateway needed it
+    with (GATEWAY_DIR / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if installed.is_file():
+                return None
+            done = subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund",
+                                   "--loglevel=error", spec], cwd=GATEWAY_DIR,
+                                  capture_output=True, text=True, timeout=900)
+            if done.returncode != 0:
+                return f"`npm install {spec}` in gateway/ failed: {done.stderr[-500:]}"
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return None
+
+
 def need_gateway() -> str:
-    """The node binary; skip when node or the gateway's node_modules is missing, except under
-    CI=true, where that fails."""
+    """The node binary, with the gateway's packages installed; skip when node is missing or the
+    install fails, except under CI=true, where that fails."""
     node = shutil.which("node")
-    missing = None
-    if node is None:
-        missing = "node is not installed"
-    elif not (GATEWAY_DIR / "node_modules").is_dir():
-        missing = "the test gateway is not installed: run `npm ci` in tests/e2e/gateway"
+    missing = "node is not installed" if node is None else install_gateway()
     if missing is not None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{missing} (CI=true: the real-protocol tests must run)")
@@ -62,12 +117,14 @@ def wait_until(check: Callable[[], T], timeout: float, what: str, every: float =
 
 
 class Gateway:
-    def __init__(self, node: str, log_dir: Path) -> None:
+    def __init__(self, node: str, log_dir: Path, *, without: str = "") -> None:
         self.node = node
+        self.without = without  # methods the mock pretends not to have: "roomCreate,..."
         self.grpc_port = free_port()
         self.http_port = free_port()
         self.token = "test-" + secrets.token_hex(8)
         self.log_path = log_dir / "gateway.log"
+        self.mailbox = log_dir / "mailbox.json"  # kept across a restart, as in the volume
         self.proc: subprocess.Popen[bytes] | None = None
         self.contacts: dict[str, str] = {}  # name -> id: made again when it restarts
 
@@ -77,6 +134,7 @@ class Gateway:
 
     def start(self, timeout: float = 60.0) -> None:
         env = {**os.environ, "WECHATY_PUPPET_SERVICE_TOKEN": self.token, "WECHATY_LOG": "warn",
+               "GATEWAY_MAILBOX": str(self.mailbox), "GATEWAY_MOCK_WITHOUT": self.without,
                "GATEWAY_CONTACTS": json.dumps([{"id": i, "name": n}
                                                for n, i in self.contacts.items()])}
         with self.log_path.open("ab") as out:

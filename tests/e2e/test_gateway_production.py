@@ -1,15 +1,34 @@
 """The gateway's production mode (the Docker image): GATEWAY_PUPPET names the puppet to serve.
-Here the puppet is wechaty-puppet-mock loaded by name, as a real puppet would be; the gRPC
-service listens, the control API (tests only) does not, the session directory is used."""
+
+- wechaty-puppet-mock loaded by name, as a real puppet would be: the gRPC service listens, the
+  control API (tests only) does not, and a bot's connection does not stop the puppet (a real
+  puppet's stop logs WeChat out: a new QR scan after every bot restart).
+- wechaty-puppet-wechat4u, the default real puppet (pinned in gateway/package.json), installed
+  from npm into the gateway: with no network to WeChat (every name but localhost fails to
+  resolve, tests/e2e/no_network.mjs) the gateway stays up and logs a clear login failure
+  instead of hanging or crashing."""
 
 from __future__ import annotations
 
 import os
 import socket
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
-from gatewayhelp import GATEWAY_DIR, free_port, need_gateway, wait_until
+import pytest
+from gatewayhelp import (
+    GATEWAY_DIR,
+    free_port,
+    install_puppet,
+    need_gateway,
+    real_puppet,
+    wait_until,
+)
+
+from bot.transport.wechaty import WechatyTransport
+
+NO_NETWORK = Path(__file__).resolve().parent / "no_network.mjs"
 
 
 def _open(port: int) -> bool:
@@ -18,21 +37,66 @@ def _open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_a_named_puppet_is_served_without_the_control_api(tmp_path: Path) -> None:
-    node = need_gateway()
-    grpc, http = free_port(), free_port()
-    env = {**os.environ, "GATEWAY_PUPPET": "wechaty-puppet-mock",
-           "WECHATY_PUPPET_SERVICE_TOKEN": "t", "GATEWAY_GRPC_PORT": str(grpc),
-           "GATEWAY_HTTP_PORT": str(http), "WECHATY_PUPPET_SESSION_DIR": str(tmp_path),
-           "WECHATY_LOG": "warn"}
-    log = tmp_path / "gateway.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen([node, "gateway.js"], cwd=GATEWAY_DIR, env=env, stdout=out,
-                                stderr=subprocess.STDOUT)
+class Served:
+    def __init__(self, node: str, puppet: str, tmp_path: Path, **env: str) -> None:
+        self.grpc, self.http = free_port(), free_port()
+        self.log_path = tmp_path / "gateway.log"
+        environ = {**os.environ, "GATEWAY_PUPPET": puppet, "WECHATY_PUPPET_SERVICE_TOKEN": "t",
+                   "GATEWAY_GRPC_PORT": str(self.grpc), "GATEWAY_HTTP_PORT": str(self.http),
+                   "WECHATY_PUPPET_SESSION_DIR": str(tmp_path), "WECHATY_LOG": "warn", **env}
+        with self.log_path.open("w") as out:
+            self.proc = subprocess.Popen([node, "gateway.js"], cwd=GATEWAY_DIR, env=environ,
+                                         stdout=out, stderr=subprocess.STDOUT)
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[list[Served]]:
+    made: list[Served] = []
+    yield made
+    for s in made:
+        s.stop()
+
+
+def test_a_named_puppet_is_served_and_a_bot_cannot_stop_it(tmp_path: Path,
+                                                           served: list[Served]) -> None:
+    gw = Served(need_gateway(), "wechaty-puppet-mock", tmp_path)
+    served.append(gw)
+    wait_until(lambda: "gateway ready" in gw.log(), 30, "the gateway to listen")
+    assert "puppet=wechaty-puppet-mock" in gw.log()
+    assert _open(gw.grpc) and not _open(gw.http)
+    # The python client stops and starts the puppet each time it connects: ignored here.
+    t = WechatyTransport(f"127.0.0.1:{gw.grpc}", "t", cache_dir=str(tmp_path / "wechaty"))
+    t.start()
     try:
-        wait_until(lambda: "gateway ready" in log.read_text(), 30, "the gateway to listen")
-        assert "puppet=wechaty-puppet-mock" in log.read_text()
-        assert _open(grpc) and not _open(http)
+        wait_until(lambda: "ignored (WeChat stays logged in)" in gw.log(), 30,
+                   "the gateway to refuse the bot's stop")
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        t.stop()
+    assert gw.proc.poll() is None, gw.log()
+
+
+def test_wechat4u_without_network_reports_a_login_failure(tmp_path: Path,
+                                                          served: list[Served]) -> None:
+    node = need_gateway()
+    spec = real_puppet()
+    missing = install_puppet(spec)
+    if missing is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{missing} (CI=true: the real-puppet test must run)")
+        pytest.skip(missing)  # no npm registry here
+    gw = Served(node, spec.rsplit("@", 1)[0], tmp_path, GATEWAY_LOGIN_TIMEOUT="20",
+                NODE_OPTIONS=f"--import {NO_NETWORK}")
+    served.append(gw)
+    wait_until(lambda: "gateway: login failed" in gw.log() or gw.proc.poll() is not None, 60,
+               "a login failure")
+    log = gw.log()
+    assert gw.proc.poll() is None, log  # still serving: it tries again in a minute
+    assert f"puppet={spec.rsplit('@', 1)[0]}" in log and "login.wx.qq.com" in log, log
+    assert "Traceback" not in log and "uncaughtException" not in log, log

@@ -1,6 +1,6 @@
 """End to end on the real protocol (issue 9): `wolfjudge run --clock …` as a subprocess, speaking
 gRPC to the Node test gateway (wechaty-puppet-service serving wechaty-puppet-mock,
-tests/e2e/gateway/), whose mock contacts are the players and the judge. The test makes them DM
+gateway/), whose mock contacts are the players and the judge. The test makes them DM
 the bot and speak in rooms through the gateway's control API and reads what the bot sent and
 which rooms it made from there. Game time moves only by `/clock` and `/advance` lines on the
 bot's standard input (never a sleep for a deadline); network events are polled for, with a
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gatewayhelp import Gateway, wait_until
+from gatewayhelp import Gateway, need_gateway, wait_until
 from runhelp import BOT, CAMPS, JUDGE, BotProcess, GatewayTable, wait_for_dm
 
 from bot.store import migrate
@@ -22,6 +22,7 @@ from bot.store import migrate
 ROLES = {"classic": {"狼人", "预言家", "女巫", "守卫", "丘比特", "村民"},
          "anomaly": {"狼头", "预言家", "女巫", "长老", "守卫", "猎人", "村民"}}
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
+LOGGED_IN = "机器人已登录微信"  # the judges' DM at login (bot/capabilities.py)
 
 
 @pytest.fixture
@@ -42,6 +43,10 @@ def bot(gateway: Gateway, db: Path, tmp_path: Path) -> Iterator[BotProcess]:
 def start_table(bot: BotProcess, gateway: Gateway, ruleset: str, seed: int) -> GatewayTable:
     table = GatewayTable(bot, gateway, ruleset, seed)  # the contacts exist before the bot
     bot.ready()
+    # At login the judge is told what the account can do (once a day for the same report).
+    wait_until(lambda: any(LOGGED_IN in t for t in gateway.dms_to(table.judge)), 30,
+               "the judge to be told what the account can do")
+    table.log += table.feed.new()  # not caused by any step
     return table
 
 
@@ -247,3 +252,27 @@ def test_refused_room_creation_falls_back_to_a_judge_made_room_bound_with_bind(
     # Once the judge was asked, the bot tried no creation again (one refused try a room).
     assert gateway.call("GET", "/health")["refusedRooms"] == tried
     assert list(gateway.rooms()) == [room]
+
+
+def test_an_account_that_cannot_make_rooms_is_told_and_the_bot_never_tries(
+        db: Path, tmp_path: Path) -> None:
+    """Issue 21: at login the gateway reports what the puppet can do; the judges are told in
+    Chinese which features are off and what replaces them, and the bot does not try them."""
+    gateway = Gateway(need_gateway(), tmp_path, without="roomCreate")
+    gateway.start()
+    bot = BotProcess(gateway, db, tmp_path)
+    try:
+        table = start_table(bot, gateway, "classic", 6)
+        told = next(t for t in gateway.dms_to(JUDGE) if LOGGED_IN in t)
+        assert "wechaty-puppet-mock" in told and "不可用：建群" in told, told
+        assert "绑定 游戏码 狼群" in told and "groups.mode=relay" in told, told
+        table.deal()
+        table.flush()  # Cupid links: the camps are formed, the rooms are asked of the judge
+        assert gateway.rooms() == {}
+        assert any("请手动建立微信群" in t and f"{table.code}狼群" in t
+                   for t in table.feed.dms_to(JUDGE))
+        assert gateway.call("GET", "/health")["refusedRooms"] == 0  # never even tried
+    finally:
+        assert bot.close() == 0
+        gateway.stop()
+    assert bot.tracebacks() == 0, bot.log()

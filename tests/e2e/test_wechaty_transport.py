@@ -1,5 +1,5 @@
 """The Wechaty transport on the real protocol: python-wechaty over gRPC to the Node test gateway
-(wechaty-puppet-service serving wechaty-puppet-mock, tests/e2e/gateway/). Nothing here sleeps for
+(wechaty-puppet-service serving wechaty-puppet-mock, gateway/). Nothing here sleeps for
 a deadline; network events are polled for, with a bounded timeout."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -57,15 +57,42 @@ def test_a_dm_arrives_with_its_sender_and_text(gateway: Gateway, transport: Wech
     assert msg.at.tzinfo is not None
 
 
-def test_messages_from_before_the_start_are_dropped(gateway: Gateway,
-                                                    transport: WechatyTransport,
-                                                    inbox: Inbox) -> None:
+def test_old_history_is_dropped_and_a_recent_message_keeps_its_time(
+        gateway: Gateway, transport: WechatyTransport, inbox: Inbox) -> None:
+    """A message older than the replay window (a day) is history a puppet may sync at login:
+    dropped. One sent an hour ago (kept by the gateway while the bot was away) is handled, at
+    the time it was sent."""
     alice = gateway.contact("alice")
-    assert transport.started_at is not None
-    old = int((transport.started_at - timedelta(hours=1)).timestamp() * 1000)
-    gateway.dm(alice, "昨天的消息", timestamp_ms=old)
+    now = datetime.now(UTC)
+    gateway.dm(alice, "上周的消息", timestamp_ms=int((now - timedelta(days=2)).timestamp() * 1000))
+    hour_ago = now - timedelta(hours=1)
+    gateway.dm(alice, "一小时前的消息", timestamp_ms=int(hour_ago.timestamp() * 1000))
     inbox.find(gateway.dm(alice, "现在的消息"))  # the barrier: handled in arrival order
-    assert [m.text for m in inbox.snapshot()] == ["现在的消息"]
+    got = inbox.snapshot()
+    assert [m.text for m in got] == ["一小时前的消息", "现在的消息"]
+    assert abs((got[0].at - hour_ago).total_seconds()) < 1
+
+
+def test_messages_kept_while_away_are_handled_before_the_transport_is_settled(
+        gateway: Gateway, tmp_path: Path, inbox: Inbox) -> None:
+    """The gateway keeps what comes while no bot is connected and replays it at the next
+    connection; `wait_settled` (what `wolfjudge run` waits for before the deadlines start)
+    returns only once those messages were handled, in the order they were sent."""
+    alice, bob = gateway.contact("alice"), gateway.contact("bob")
+    connect(gateway, tmp_path).stop()
+    wait_until(lambda: not gateway.call("GET", "/health")["connected"], 20,
+               "the gateway to see the bot go")
+    gateway.dm(alice, "刀 3")
+    gateway.dm(bob, "验 5")
+    wait_until(lambda: gateway.call("GET", "/health")["kept"] == 2, 10, "two kept messages")
+    t = WechatyTransport(gateway.endpoint, gateway.token, handler=inbox,
+                         cache_dir=str(tmp_path / "wechaty"))
+    t.start()
+    try:
+        assert t.wait_settled(), "not settled:\n" + gateway.log()
+        assert [(m.sender, m.text) for m in inbox.snapshot()] == [(alice, "刀 3"), (bob, "验 5")]
+    finally:
+        t.stop()
 
 
 def test_send_dm_reaches_the_contact_and_its_echo_is_ignored(

@@ -1,0 +1,52 @@
+"""What the WeChat account can do, in the judges' words (issue 21).
+
+At each login the transport asks the gateway what the puppet implements
+(`WechatyTransport.capabilities`); the judges are told which features are on and, for each one
+that is off, what happens instead (rooms made by hand and bound with `绑定`, relay, members
+changed by hand). The same text is printed by `wolfjudge doctor`. A judge is told a given
+report once a day at most: the DM's outbox key carries the report and the date.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import astuple
+from datetime import date
+
+from bot.texts import t
+from bot.transport import Capabilities
+
+FEATURES = ("send_dm", "create_rooms", "add_members", "remove_members", "list_members")
+
+
+def describe(caps: Capabilities) -> str:
+    """The judges' message: which features are on, which are off, and each fallback."""
+    name = t("capabilities.puppet", name=caps.puppet) if caps.puppet else ""
+    lines = [t("capabilities.head", puppet=name)]
+    if not caps.reported:
+        lines.append(t("capabilities.assumed"))
+        return "\n".join(lines)
+    sep = t("capabilities.separator")
+    on = [f for f in FEATURES if getattr(caps, f)]
+    off = [f for f in FEATURES if not getattr(caps, f)]
+    if on:
+        lines.append(t("capabilities.on", features=sep.join(
+            t(f"capabilities.features.{f}") for f in on)))
+    if off:
+        lines.append(t("capabilities.off", features=sep.join(
+            t(f"capabilities.features.{f}") for f in off)))
+    if not caps.send_dm:
+        lines.append(t("capabilities.fallback.send_dm"))
+    if not caps.create_rooms:
+        lines.append(t("capabilities.fallback.create_rooms"))
+    if not (caps.add_members and caps.remove_members):
+        lines.append(t("capabilities.fallback.members"))
+    if not caps.list_members:
+        lines.append(t("capabilities.fallback.list_members"))
+    return "\n".join(lines)
+
+
+def dedupe_key(judge: str, caps: Capabilities, day: date) -> str:
+    """The outbox key of one judge's DM about one report on one day."""
+    digest = hashlib.sha256(repr(astuple(caps)).encode()).hexdigest()[:12]
+    return f"chat/capabilities/{judge}/{digest}/{day.isoformat()}"
