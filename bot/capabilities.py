@@ -19,10 +19,25 @@ from bot.transport import Capabilities
 FEATURES = ("send_dm", "create_rooms", "add_members", "remove_members", "list_members")
 
 
-def describe(caps: Capabilities) -> str:
-    """The judges' message: which features are on, which are off, and each fallback."""
+def read_report(report: object) -> Capabilities | None:
+    """The gateway's report (gateway/capabilities.js: the probe's answer, the status page's
+    `capabilities`), or None if it is not one."""
+    if not isinstance(report, dict) or report.get("wolfjudge") != 1:
+        return None
+    return Capabilities(send_dm=bool(report.get("sendDm", True)),
+                        create_rooms=bool(report.get("createRooms", True)),
+                        add_members=bool(report.get("addMembers", True)),
+                        remove_members=bool(report.get("removeMembers", True)),
+                        list_members=bool(report.get("listMembers", True)),
+                        puppet=str(report.get("puppet") or "") or None, reported=True)
+
+
+def describe(caps: Capabilities, host: str | None = None) -> str:
+    """The judges' message: which features are on, which are off, and each fallback. `host`:
+    the account's name, when there are several (WOLFJUDGE_HOST)."""
     name = t("capabilities.puppet", name=caps.puppet) if caps.puppet else ""
-    lines = [t("capabilities.head", puppet=name)]
+    account = t("capabilities.host", host=host) if host else ""
+    lines = [t("capabilities.head", puppet=name, host=account)]
     if not caps.reported:
         lines.append(t("capabilities.assumed"))
         return "\n".join(lines)
@@ -46,7 +61,7 @@ def describe(caps: Capabilities) -> str:
     return "\n".join(lines)
 
 
-def dedupe_key(judge: str, caps: Capabilities, day: date) -> str:
-    """The outbox key of one judge's DM about one report on one day."""
-    digest = hashlib.sha256(repr(astuple(caps)).encode()).hexdigest()[:12]
+def dedupe_key(judge: str, caps: Capabilities, day: date, host: str | None = None) -> str:
+    """The outbox key of one judge's DM about one account's report on one day."""
+    digest = hashlib.sha256(repr((astuple(caps), host)).encode()).hexdigest()[:12]
     return f"chat/capabilities/{judge}/{digest}/{day.isoformat()}"

@@ -36,6 +36,8 @@ SIGINT/SIGTERM. Settings from the environment (see .env.example):
   WOLFJUDGE_DATABASE_URL            default sqlite:///wolfjudge.db (run `wolfjudge migrate`)
   WOLFJUDGE_SEND_INTERVAL (1.5 s), WOLFJUDGE_SEND_JITTER (1 s), WOLFJUDGE_ROOM_INTERVAL (4 s),
   WOLFJUDGE_DAILY_CAP (3000), WOLFJUDGE_ROOMS_PER_HOUR (2), WOLFJUDGE_TZ (Asia/Shanghai)
+  WOLFJUDGE_HOST                    this account's name, when several accounts (one bot and
+                                    one gateway each) share one database; empty: the only one
 With --clock the clock is virtual (tests): /clock and /advance lines on standard input move it,
 end of input stops. `wolfjudge console` is the same bot with the terminal as transport."""
 
@@ -59,6 +61,12 @@ def _service(args: argparse.Namespace) -> Service:
     from bot.service import Service
 
     return Service(args.db)
+
+
+def _doctor(_args: argparse.Namespace) -> int:
+    from bot.doctor import doctor
+
+    return doctor(sys.stdout)
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -299,6 +307,9 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                    help="another option of the game (as 新游戏 takes it), e.g. "
                         "public.channel=room; repeatable")
     p.set_defaults(func=_demo)
+    p = sub.add_parser("doctor", help="check the settings, the database and the gateway "
+                       "before `run` (in Chinese; exit 1 if anything needs doing)")
+    p.set_defaults(func=_doctor)
     p = sub.add_parser("migrate", help="create or upgrade the database schema to the latest")
     db_option(p)
     p.set_defaults(func=_migrate)

@@ -22,8 +22,9 @@ before every send, so an answer written during a burst leaves next. A summary (`
 the judge's `报名 7/12`) waits for its time without holding back its recipient's later
 messages. Once a row for a recipient fails or waits for its retry, the later rows for that
 recipient wait too. A row whose recipient is not bound yet (no contact for the seat, no room,
-no judge) waits until it is. One deliverer per database (or per hosting account's games, with
-`game_ids`) at a time.
+no judge) waits until it is. One deliverer per hosting account at a time: with several WeChat
+accounts on one database each sends only its own rows (a game's go from the game's host, the
+rest from the account that wrote them; `Database.host`).
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol, cast
 
-from sqlalchemy import CursorResult, delete, select, update
+from sqlalchemy import CursorResult, and_, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.clock import utcnow
-from bot.store.db import Database
+from bot.store.db import Database, of_host
 from bot.store.models import Game, OutboxRow, Player, Room
 from bot.texts import t
 
@@ -206,7 +207,12 @@ def plan(rows: Iterable[OutboxRow], known: dict[tuple[str | None, str], str], no
 def _pending(db: Database, game_ids: list[str] | None, limit: int
              ) -> tuple[list[OutboxRow], dict[tuple[str | None, str], str]]:
     with db.read() as s:
-        q = select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id)
+        # This account's rows only: a game's go from the game's host, the rest from their own.
+        q = (select(OutboxRow).outerjoin(Game, Game.id == OutboxRow.game_id)
+             .where(OutboxRow.sent_at.is_(None),
+                    or_(and_(OutboxRow.game_id.is_not(None), of_host(Game.host, db.host)),
+                        and_(OutboxRow.game_id.is_(None), of_host(OutboxRow.host, db.host))))
+             .order_by(OutboxRow.id))
         if game_ids is not None:
             q = q.where(OutboxRow.game_id.in_(game_ids))
         rows = list(s.scalars(q.limit(limit)))
@@ -279,7 +285,7 @@ def _judge_alert(row: OutboxRow, address: str, now: datetime) -> OutboxRow:
                      channel="judge", target="judge", address=None,
                      text=t("send_failing", where=where, address=address,
                             text=row.text[:60], attempts=GIVE_UP_AFTER),
-                     created_at=now, attempts=0, next_attempt_at=now)
+                     created_at=now, attempts=0, next_attempt_at=now, host=row.host)
 
 
 def _sent(row: OutboxRow, address: str, now: datetime) -> dict[str, object]:

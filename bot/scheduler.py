@@ -30,6 +30,7 @@ from apscheduler.triggers.date import DateTrigger
 
 from bot.gametime import instant_of, wall_clock, zone
 from bot.service import Outcome, Service, UnknownGame
+from bot.store.db import Host
 from engine.commands import Command
 
 log = logging.getLogger(__name__)
@@ -55,14 +56,15 @@ def job_id(game_id: str, deadline_id: str) -> str:
 
 
 class DeadlineScheduler:
-    """Keeps one APScheduler job per deadline of every active game (of `host`, if given)."""
+    """Keeps one APScheduler job per deadline of every active game of the service's hosting
+    account (`host`: another one; `...`: every account's)."""
 
     def __init__(self, service: Service, clock: Clock, scheduler: AsyncIOScheduler | None = None,
-                 *, host: str | None = None, watchdog_minutes: float | None = 10) -> None:
+                 *, host: Host | None = None, watchdog_minutes: float | None = 10) -> None:
         self.service = service
         self.clock = clock
         self.scheduler = scheduler or AsyncIOScheduler(timezone=UTC)
-        self.host = host
+        self.host: Host = service.host if host is None else host
         self.watchdog_minutes = watchdog_minutes
         self._zones: dict[str, ZoneInfo] = {}
         self._lock = threading.RLock()  # one sync at a time: read the table and apply it

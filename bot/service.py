@@ -27,7 +27,7 @@ from bot.ids import GAME_ID, MAX_ID, new_seed, tick_message_id
 from bot.outbox import turn
 from bot.router import Message, RoomsView, route
 from bot.store.codec import decode, encode, state_of
-from bot.store.db import Database
+from bot.store.db import Database, Host
 from bot.store.games import (
     CACHE_SIZE,
     COMMAND,
@@ -63,9 +63,13 @@ class Service:
     the CLI, a scenario replay; a transport must never pass None for a message it received."""
 
     def __init__(self, db: Database | str | None = None, *,
-                 judges: Iterable[str] | None = None, cache_size: int = CACHE_SIZE) -> None:
-        """`cache_size`: how many games' decoded snapshots are kept (0: none)."""
+                 judges: Iterable[str] | None = None, cache_size: int = CACHE_SIZE,
+                 host: str | None = None) -> None:
+        """`cache_size`: how many games' decoded snapshots are kept (0: none). `host`: the
+        WeChat account this bot is, when there are several (bot/store/db.py, `of_host`)."""
         self.db = db if isinstance(db, Database) else Database(db)
+        if host is not None:
+            self.db.host = host
         self.judges = frozenset(judges) if judges is not None else env_judges()
         self.store = GameStore(self.db, judges=lambda: self.judges, cache_size=cache_size)
         # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
@@ -122,6 +126,11 @@ class Service:
         """Drop a game's cached snapshot (all of them with None)."""
         self.store.forget(game_id)
 
+    @property
+    def host(self) -> str | None:
+        """The hosting account this bot is (None: the single account)."""
+        return self.db.host
+
     def close(self) -> None:
         self.db.dispose()
 
@@ -132,7 +141,7 @@ class Service:
                     close_time: time = time(21, 0), now: datetime | None = None,
                     bindings: Mapping[int, tuple[str | None, str | None]] | None = None,
                     rooms: Mapping[str, str] | None = None, judge_contact: str | None = None,
-                    host: str | None = None, first_open: datetime | None = None,
+                    host: Host = ..., first_open: datetime | None = None,
                     day_minutes: int | None = None, night_minutes: int | None = None,
                     time_zone: str = DEFAULT_TIME_ZONE,
                     signing_key: str | None = None, judge_feed: str = DEFAULT_FEED,
@@ -173,7 +182,8 @@ class Service:
         state, events = new_game(**params)
         created = next(e for e in events if e.type == "GameCreated")
         game = Game(id=game_id, ruleset=ruleset, params=encode(params),
-                    commitment=created.data["commitment"], status="active", host=host,
+                    commitment=created.data["commitment"], status="active",
+                    host=self.host if host is ... else host,
                     judge_contact=judge_contact, created_at=utcnow(), time_zone=time_zone,
                     signing_key=signing_key, judge_feed=judge_feed, dm_out=dm_out)
 
@@ -234,7 +244,8 @@ class Service:
     def state(self, game_id: str) -> GameState:
         return self.store.load(game_id).state
 
-    def game_ids(self, *, active_only: bool = False, host: str | None = None) -> list[str]:
+    def game_ids(self, *, active_only: bool = False, host: Host = ...) -> list[str]:
+        """The games of `host` (`...`: of every host; `self.host`: this account's own)."""
         return self.store.game_ids(active_only=active_only, host=host)
 
     def clock(self, game_id: str) -> datetime:
@@ -249,9 +260,10 @@ class Service:
         """The game's deadlines as mirrored at the last commit: (id, kind, wall-clock due)."""
         return self.store.deadline_rows(game_id)
 
-    def schedule_rows(self, host: str | None = None
+    def schedule_rows(self, host: Host = ...
                       ) -> dict[str, tuple[str, list[tuple[str, str, datetime]]]]:
-        """Every active game (of `host`, if given): its time zone and its deadline rows."""
+        """Every active game (of `host`; `...`: of every host): its time zone and its
+        deadline rows."""
         return self.store.schedule_rows(host)
 
     def log(self, game_id: str) -> list[LogEntry]:

@@ -11,7 +11,8 @@
 //        WECHATY_PUPPET_SESSION_DIR     where the login session and the mailbox are kept (a
 //                                       volume: a restart needs no new scan, loses no message)
 //        GATEWAY_HOST                   the gRPC address (127.0.0.1; 0.0.0.0 in the image)
-//        GATEWAY_GRPC_PORT (8788), GATEWAY_HTTP_PORT (8789, the mock's control API)
+//        GATEWAY_GRPC_PORT (8788), GATEWAY_HTTP_PORT (8789: the status page, status.js, and
+//                                       the mock's control API)
 //        GATEWAY_MAILBOX (file), GATEWAY_MAILBOX_MAX (1000): messages kept while no bot is
 //                                       connected (mailbox.js)
 //        GATEWAY_LOGIN_TIMEOUT (45): seconds a real puppet may take to start its login
@@ -23,6 +24,7 @@
 // bad token) is reported as a login failure, and tried again every minute; the gateway itself
 // stays up.
 
+import http from 'node:http'
 import path from 'node:path'
 import process from 'node:process'
 
@@ -31,6 +33,7 @@ import { PuppetServer } from 'wechaty-puppet-service'
 
 import { answerCapabilities } from './capabilities.js'
 import { Mailbox } from './mailbox.js'
+import { authorized, status } from './status.js'
 
 function arg (name) {
   const i = process.argv.indexOf(`--${name}`)
@@ -106,11 +109,20 @@ async function serveReal () {
     repeats = 0
     console.error(`gateway: puppet error: ${text}`)
   })
-  new Mailbox(puppet, { file: mailboxFile, max: mailboxMax }) // eslint-disable-line no-new
+  const mailbox = new Mailbox(puppet, { file: mailboxFile, max: mailboxMax })
   answerCapabilities(puppet, puppetName)
   const served = new PuppetServer({ endpoint: `${host}:${grpcPort}`, puppet, token, tls: { disable: true } })
   await served.start()
-  console.log(`gateway ready grpc=${host}:${grpcPort} puppet=${puppetName}`)
+  // The status page only: a real puppet has no control API.
+  const page = http.createServer((req, res) => {
+    const ok = req.method === 'GET' && new URL(req.url, 'http://gateway').pathname === '/status'
+    const code = !ok ? 404 : authorized(req, token) ? 200 : 401
+    const body = code === 200 ? status({ puppet, puppetName, mailbox }) : { error: code === 404 ? 'not found' : 'token required' }
+    res.writeHead(code, { 'content-type': 'application/json; charset=utf-8' })
+    res.end(JSON.stringify(body))
+  })
+  await new Promise(resolve => page.listen(httpPort, host, resolve))
+  console.log(`gateway ready grpc=${host}:${grpcPort} http=${host}:${httpPort} puppet=${puppetName}`)
 
   // Start the login now: a QR code (or a login from the saved session) within the timeout, or
   // a login failure that says why. A puppet that started keeps trying by itself (it is not
@@ -151,6 +163,7 @@ async function serveReal () {
   }
   tryLogin()
   const stop = async () => {
+    page.close()
     try { await served.stop() } catch { /* stopping anyway */ }
     process.exit(0) // the puppet is not stopped: its session stays valid for the next start
   }

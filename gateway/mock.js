@@ -13,6 +13,7 @@ import { PuppetServer } from 'wechaty-puppet-service'
 
 import { answerCapabilities } from './capabilities.js'
 import { Mailbox } from './mailbox.js'
+import { authorized, status } from './status.js'
 
 const HOST = '127.0.0.1'
 
@@ -186,6 +187,10 @@ export async function serveMock ({ grpcPort, httpPort, token, mailboxFile, mailb
       ok: true, loggedIn: puppet.isLoggedIn, botId: botUser.id, refusedRooms,
       kept: mailbox.items.length, connected: mailbox.connected,
     }),
+    'GET /status': (_body, _query, req) => {
+      if (!authorized(req, token)) throw Object.assign(new Error('token required'), { status: 401 })
+      return status({ puppet, puppetName: 'wechaty-puppet-mock', mailbox, without })
+    },
     'GET /contacts': () => contactList(),
     'POST /contacts': ({ name, id }) => {
       if (!name) throw Object.assign(new Error('name required'), { status: 400 })
@@ -252,7 +257,7 @@ export async function serveMock ({ grpcPort, httpPort, token, mailboxFile, mailb
       let out
       try {
         if (!route) throw Object.assign(new Error('not found'), { status: 404 })
-        out = await route(raw ? JSON.parse(raw) : {}, url.searchParams)
+        out = await route(raw ? JSON.parse(raw) : {}, url.searchParams, req)
       } catch (e) {
         status = e.status || 500
         out = { error: String(e.message || e) }

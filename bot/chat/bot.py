@@ -141,8 +141,10 @@ class ChatBot:
         if not msg.msg_id or len(msg.sender) > MAX_ID or not msg.sender:
             log.warning("message without id or with a bad sender dropped")
             return
-        msg_key = msg.msg_id if len(msg.msg_id) <= MAX_ID else "sha256:" + hashlib.sha256(
-            msg.msg_id.encode()).hexdigest()
+        # A message id is unique on its account only: with several, the key names the account.
+        raw = msg.msg_id if self.service.host is None else f"{self.service.host}/{msg.msg_id}"
+        msg_key = raw if len(raw) <= MAX_ID else "sha256:" + hashlib.sha256(
+            raw.encode()).hexdigest()
         if self.chats.seen(msg_key):
             return  # seen before: handled once
         # One turn: everything this message causes, replies and posts alike, leaves as one

@@ -202,7 +202,7 @@ class Console:
 
     def _next_due(self, skip: set[str] | None = None) -> tuple[datetime, str, datetime] | None:
         best: tuple[datetime, str, datetime] | None = None
-        for gid in self.service.game_ids(active_only=True):
+        for gid in self.service.game_ids(active_only=True, host=self.service.host):
             if skip and gid in skip:
                 continue
             state = self.service.state(gid)
@@ -219,7 +219,7 @@ class Console:
         """The latest clock of the active games (an instant): a restarted virtual clock
         starts no earlier."""
         latest = None
-        for gid in self.service.game_ids(active_only=True):
+        for gid in self.service.game_ids(active_only=True, host=self.service.host):
             at = instant_of(self.service.clock(gid), zone(self.service.time_zone(gid)))
             latest = at if latest is None else max(latest, at)
         return latest

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import TextIO
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.capabilities import dedupe_key, describe
@@ -66,6 +66,20 @@ class LiveSettings(BaseSettings):
     daily_cap: int = Field(3000, ge=1, validation_alias=AliasChoices("WOLFJUDGE_DAILY_CAP"))
     rooms_per_hour: int = Field(2, ge=0,
                                 validation_alias=AliasChoices("WOLFJUDGE_ROOMS_PER_HOUR"))
+    # The account's name when several share one database (ARCHITECTURE.md "Scale"): each bot
+    # hosts, schedules and sends only its own games. Empty: the single account.
+    host: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$",
+                             validation_alias=AliasChoices("WOLFJUDGE_HOST"))
+
+    # The gateway's status page (gateway/status.js), read by `wolfjudge doctor` only;
+    # default: the endpoint's host, port 8789.
+    gateway_status: str | None = Field(
+        None, validation_alias=AliasChoices("WOLFJUDGE_GATEWAY_STATUS"))
+
+    @field_validator("host", mode="before")
+    @classmethod
+    def _empty_host(cls, value: object) -> object:
+        return None if value == "" else value
 
     @property
     def judge_list(self) -> list[str]:
@@ -146,9 +160,10 @@ def tell_capabilities(bot: ChatBot, judges: list[str], today: Callable[[], date]
     for a given report: bot/capabilities.py)."""
     def told(caps: Capabilities) -> None:
         day = today()
-        text = describe(caps)
+        host = bot.service.host
+        text = describe(caps, host)
         for judge in judges:
-            bot.tell_once(dedupe_key(judge, caps, day), judge, text)
+            bot.tell_once(dedupe_key(judge, caps, day, host), judge, text)
     return told
 
 
@@ -166,7 +181,7 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     settings = load_settings()
     url = database_url(settings.database_url)
     prepare_schema(url)
-    service = Service(url, judges=settings.judge_list)
+    service = Service(url, judges=settings.judge_list, host=settings.host)
     transport = WechatyTransport(settings.endpoint, settings.token, pacer=Pacer(settings.pacing),
                                  on_scan=lambda code, _status: show_qr(code))
     stop = threading.Event()

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.clock import utcnow
 from bot.outbox import DIGEST, NORMAL, hold
-from bot.store.db import Database
+from bot.store.db import Database, of_host
 from bot.store.games import event_of
 from bot.store.models import (
     ChatMessage,
@@ -39,16 +39,18 @@ SUMMARY_MARGIN = timedelta(seconds=5)  # a summary due sooner may be on its way:
 
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
-             group: str | None = None, priority: int = NORMAL) -> OutboxRow:
+             group: str | None = None, priority: int = NORMAL,
+             host: str | None = None) -> OutboxRow:
     """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
-    room `to`; held until the current turn ends (bot/outbox.py), if there is one."""
+    room `to`; held until the current turn ends (bot/outbox.py), if there is one. `host`: the
+    account that sends it, if it belongs to no game."""
     now = utcnow()
     turn, due = hold(now)
     return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
                      channel="group" if group else "dm",
                      target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
                      text=text, created_at=now, attempts=0, next_attempt_at=due,
-                     priority=priority, turn=turn)
+                     priority=priority, turn=turn, host=host)
 
 
 @dataclass(frozen=True)
@@ -81,22 +83,33 @@ class ChatStore:
                 s.add(ChatMessage(msg_id=msg_key, sender=sender, received_at=at))
                 s.flush()
                 for i, (to, text, priority) in enumerate(replies):
-                    s.add(chat_row(f"chat/{msg_key}/{i}", to, text, None, priority=priority))
+                    s.add(chat_row(f"chat/{msg_key}/{i}", to, text, None, priority=priority,
+                                   host=self.db.host))
         except IntegrityError:
             return False
         return True
 
     def dm(self, key: str, to: str, text: str, game_id: str | None) -> None:
         with self.db.write() as s:
-            s.add(chat_row(key, to, text, game_id))
+            s.add(chat_row(key, to, text, game_id, host=self.db.host))
 
     def dm_once(self, key: str, to: str, text: str) -> bool:
         """A DM that goes once for `key`, ever; False if it was written before."""
         with self.db.write() as s:
             if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is not None:
                 return False
-            s.add(chat_row(key, to, text, None))
+            s.add(chat_row(key, to, text, None, host=self.db.host))
         return True
+
+    def last_told(self, prefix: str) -> tuple[datetime, str] | None:
+        """This account's latest DM outside any game whose key starts with `prefix`: when it
+        was written, and its text."""
+        with self.db.read() as s:
+            row = s.execute(select(OutboxRow.created_at, OutboxRow.text).where(
+                OutboxRow.dedupe_key.like(prefix + "%"), OutboxRow.game_id.is_(None),
+                of_host(OutboxRow.host, self.db.host)).order_by(OutboxRow.id.desc())
+                .limit(1)).first()
+        return (row.created_at, row.text) if row else None
 
     def post(self, key: str, game_id: str, group: str, room: str, text: str) -> None:
         with self.db.write() as s:
@@ -125,14 +138,15 @@ class ChatStore:
             s.add(OutboxRow(dedupe_key=f"{prefix}{count + 1}", game_id=None, seq=None,
                             channel="dm", target=f"contact:{to}"[:160], address=to, text=text,
                             created_at=now, attempts=0, next_attempt_at=due, priority=DIGEST,
-                            turn=None))
+                            turn=None, host=self.db.host))
 
     # lobbies -------------------------------------------------------------------------------------
     def lobby(self, code: str) -> Lobby | None:
         with self.db.read() as s:
             row = s.get(Lobby, code)
-            if row is not None:
-                s.expunge(row)
+            if row is None or row.host != self.db.host:  # another account's game is unknown
+                return None
+            s.expunge(row)
             return row
 
     def open_lobby(self, codes: Callable[[], str], **values: Any) -> str | None:
@@ -143,7 +157,7 @@ class ChatStore:
                 with self.db.write() as s:
                     if s.get(Game, code) is not None or s.get(Lobby, code) is not None:
                         continue
-                    s.add(Lobby(code=code, **values))
+                    s.add(Lobby(code=code, host=self.db.host, **values))
                 return code
             except IntegrityError:
                 continue
@@ -220,7 +234,8 @@ class ChatStore:
         """The lobbies and games not over that `contact` judges."""
         with self.db.read() as s:
             return list(s.scalars(select(Lobby.code).where(
-                Lobby.judge == contact, Lobby.status.in_(ENDS)).order_by(Lobby.code)))
+                Lobby.judge == contact, Lobby.status.in_(ENDS),
+                of_host(Lobby.host, self.db.host)).order_by(Lobby.code)))
 
     def active_judged(self, contact: str) -> list[str]:
         """`judged`, without the games that are over."""
@@ -233,10 +248,12 @@ class ChatStore:
         with self.db.read() as s:
             games = set(s.scalars(select(Player.game_id).join(Game, Game.id == Player.game_id)
                                   .where(Player.contact_id == contact,
-                                         Game.status == "active")))
+                                         Game.status == "active",
+                                         of_host(Game.host, self.db.host))))
             games |= set(s.scalars(select(LobbyPlayer.code).join(
                 Lobby, Lobby.code == LobbyPlayer.code).where(
-                LobbyPlayer.contact_id == contact, Lobby.status == "open")))
+                LobbyPlayer.contact_id == contact, Lobby.status == "open",
+                of_host(Lobby.host, self.db.host))))
         return sorted(games)
 
     def players(self, game_id: str) -> dict[int, tuple[str | None, str | None]]:
@@ -257,7 +274,8 @@ class ChatStore:
     def room_of(self, room_id: str | None) -> tuple[str, str] | None:
         """The game and the group whose room this is."""
         with self.db.read() as s:
-            row = s.execute(select(Room.game_id, Room.name).where(Room.room_id == room_id)
+            row = s.execute(select(Room.game_id, Room.name).join(Game, Game.id == Room.game_id)
+                            .where(Room.room_id == room_id, of_host(Game.host, self.db.host))
                             ).first()
             return (row.game_id, row.name) if row else None
 
@@ -289,7 +307,8 @@ class ChatStore:
         out: dict[str, list[str]] = {}
         with self.db.read() as s:
             rooms = {(g, n): rid for g, n, rid in s.execute(
-                select(Room.game_id, Room.name, Room.room_id))}
+                select(Room.game_id, Room.name, Room.room_id).join(Game, Game.id == Room.game_id)
+                .where(of_host(Game.host, self.db.host)))}
             for gid, group, contact in s.execute(select(
                     RoomMember.game_id, RoomMember.room, RoomMember.contact_id)
                     .order_by(RoomMember.game_id, RoomMember.room)):
@@ -325,7 +344,7 @@ class ChatStore:
             if row is None or row.used_by is not None:
                 return "bad"
             game = s.get(Game, row.game_id)
-            if game is None or game.status != "active":
+            if game is None or game.status != "active" or game.host != self.db.host:
                 return "bad"
             if contact in judges or contact == game.judge_contact:
                 return "judge"

@@ -7,9 +7,10 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text, true
 from sqlalchemy.orm import Session
 
 from bot.store.settings import database_url
@@ -53,6 +54,21 @@ def _dumps(value: Any) -> str:
     if type(value) is RawJSON:
         return value
     return _ENCODER.encode(value)
+
+
+# More than one WeChat account on one database (issue 21, ARCHITECTURE.md "Scale"): each bot is
+# one hosting account (WOLFJUDGE_HOST; None: the single account of a one-account deployment)
+# and sees only its own lobbies, games and messages. `Host` is a host, or `...`: every host
+# (the operator's tools: export, rebuild, status).
+Host = str | None | EllipsisType
+
+
+def of_host(column: Any, host: Host) -> Any:
+    """The condition that `column` (a `host` column) names `host`: NULL for the single account;
+    always true for `...`."""
+    if host is ...:
+        return true()
+    return column.is_(None) if host is None else column == host
 
 
 def make_engine(url: str | None = None, *, hot: bool = False) -> Engine:
@@ -199,6 +215,7 @@ class Database:
 
     def __init__(self, url: str | None = None, *, check: bool = True) -> None:
         self.engine = make_engine(url)
+        self.host: str | None = None  # the hosting account this process is (of_host)
         self.sqlite = self.engine.dialect.name == "sqlite"
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self._plans: dict[Any, Any] = {}  # bot.store.hot: the hot statements, compiled

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.store.db import Database
+from bot.store.db import Database, of_host
 from bot.store.models import ForumLine, ForumThread, Game, Lobby, Player
 
 
@@ -24,10 +24,11 @@ class ForumStore:
             return None if lobby is None else (lobby.chat_options or {}).get("votes.channel")
 
     def games(self, channel: str) -> list[str]:
-        """The active games whose votes come by `channel`."""
+        """The active games of this account whose votes come by `channel`."""
         with self.db.read() as s:
             rows = s.execute(select(Lobby.code, Lobby.chat_options).join(
-                Game, Game.id == Lobby.code).where(Game.status == "active")).all()
+                Game, Game.id == Lobby.code).where(
+                Game.status == "active", of_host(Game.host, self.db.host))).all()
         return sorted(code for code, opts in rows if (opts or {}).get("votes.channel") == channel)
 
     def thread_for(self, game_id: str, day: int) -> ForumThread | None:

@@ -37,7 +37,7 @@ from bot.outbox import NORMAL, REPLY, hold
 from bot.render import render_rejection
 from bot.router import Message, RoomsView
 from bot.store.codec import decode, encode, encode_state, state_of
-from bot.store.db import Database
+from bot.store.db import Database, Host, of_host
 from bot.store.hot import hot
 from bot.store.models import (
     Card,
@@ -410,13 +410,12 @@ class GameStore:
         with self.db.read() as s:
             return s.scalar(select(Game.judge_contact).where(Game.id == game_id))
 
-    def game_ids(self, *, active_only: bool = False, host: str | None = None) -> list[str]:
+    def game_ids(self, *, active_only: bool = False, host: Host = ...) -> list[str]:
+        """The games (of `host`; `...`: of every host), in id order."""
         with self.db.read() as s:
-            q = select(Game.id).order_by(Game.id)
+            q = select(Game.id).order_by(Game.id).where(of_host(Game.host, host))
             if active_only:
                 q = q.where(Game.status == "active")
-            if host is not None:
-                q = q.where(Game.host == host)
             return list(s.scalars(q))
 
     def time_zone(self, game_id: str) -> str:
@@ -432,11 +431,11 @@ class GameStore:
         with self.db.read_core() as conn:
             return [(r[0], r[1], r[2]) for r in conn.execute(_DEADLINE_ROWS, {"gid": game_id})]
 
-    def schedule_rows(self, host: str | None = None
+    def schedule_rows(self, host: Host = ...
                       ) -> dict[str, tuple[str, list[tuple[str, str, datetime]]]]:
-        """Every active game (of `host`, if given), in id order: its time zone and its
-        deadline rows as `deadline_rows` gives them. One query for all games."""
-        q = _SCHEDULE if host is None else _SCHEDULE.where(GAMES.c.host == host)
+        """Every active game (of `host`; `...`: of every host), in id order: its time zone and
+        its deadline rows as `deadline_rows` gives them. One query for all games."""
+        q = _SCHEDULE if host is ... else _SCHEDULE.where(of_host(GAMES.c.host, host))
         out: dict[str, tuple[str, list[tuple[str, str, datetime]]]] = {}
         with self.db.read_core() as conn:
             for gid, tz, did, kind, due in conn.execute(q):
@@ -707,7 +706,7 @@ class GameStore:
             {"dedupe_key": m.key, "game_id": gid, "seq": m.seq, "channel": m.channel,
              "target": m.target, "address": None, "text": m.text, "created_at": created,
              "attempts": 0, "next_attempt_at": due, "sent_at": None, "last_error": None,
-             "priority": REPLY if m.reply else NORMAL, "turn": turn}
+             "priority": REPLY if m.reply else NORMAL, "turn": turn, "host": None}
             for m in messages])
 
     def _rooms(self, s: Session | Connection, gid: str, judge_contact: str | None | _Unread
@@ -829,4 +828,4 @@ def _direct_row(key: str, game_id: str, target: str, text: str,
             "channel": "judge" if target == "judge" else "dm", "target": target,
             "address": address, "text": text, "created_at": created, "attempts": 0,
             "next_attempt_at": due, "sent_at": None, "last_error": None,
-            "priority": priority, "turn": turn}
+            "priority": priority, "turn": turn, "host": None}

@@ -199,6 +199,8 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     priority: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     turn: Mapped[str | None] = mapped_column(String(160))
+    # The account that sends a row outside any game (a game's rows go from the game's host)
+    host: Mapped[str | None] = mapped_column(String(128))
 
 
 # The chat layer (bot/chat): games before they start, message ids, seat tokens, room members.
@@ -220,6 +222,7 @@ class Lobby(Base):
     status: Mapped[str] = mapped_column(String(16))  # open | started | cancelled
     created_at: Mapped[datetime] = mapped_column(DateTime)
     end_requested_at: Mapped[datetime | None] = mapped_column(DateTime)
+    host: Mapped[str | None] = mapped_column(String(128), index=True)  # the hosting account
 
 
 class LobbyPlayer(Base):

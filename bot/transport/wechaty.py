@@ -92,6 +92,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from bot.capabilities import read_report
 from bot.transport import (
     Capabilities,
     Incoming,
@@ -150,17 +151,9 @@ def _timestamp(value: int) -> datetime | None:
 def _capabilities(data: str) -> Capabilities | None:
     """The gateway's answer to the probe, or None for any other `dong`."""
     try:
-        report = json.loads(data)
+        return read_report(json.loads(data))
     except ValueError:
         return None
-    if not isinstance(report, dict) or report.get("wolfjudge") != 1:
-        return None
-    return Capabilities(send_dm=bool(report.get("sendDm", True)),
-                        create_rooms=bool(report.get("createRooms", True)),
-                        add_members=bool(report.get("addMembers", True)),
-                        remove_members=bool(report.get("removeMembers", True)),
-                        list_members=bool(report.get("listMembers", True)),
-                        puppet=str(report.get("puppet") or "") or None, reported=True)
 
 
 @dataclass

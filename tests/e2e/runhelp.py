@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from gatewayhelp import Gateway, wait_until
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.pool import NullPool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chat"))
 from test_console_game import CAMPS as CAMPS  # noqa: E402  (re-exported for the tests)
@@ -39,12 +41,18 @@ SETTLE_TIMEOUT = 30.0  # seconds for the bot to answer a message and empty its o
 class BotProcess(LineProcess):
     """`wolfjudge run --clock START` on the gateway, with the pacing off."""
 
-    def __init__(self, gateway: Gateway, db: Path, workdir: Path, clock: str = START) -> None:
+    def __init__(self, gateway: Gateway, db: Path | str, workdir: Path, clock: str = START,
+                 host: str = "") -> None:
+        """`db`: a SQLite file, or a database URL; `host`: WOLFJUDGE_HOST (several
+        accounts on one database)."""
         self.db = db
+        self.host = host
+        self.url = db if isinstance(db, str) else f"sqlite:///{db}"
         env = {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(ROOT),
                "WECHATY_PUPPET_SERVICE_ENDPOINT": gateway.endpoint,
                "WECHATY_PUPPET_SERVICE_TOKEN": gateway.token,
-               "WOLFJUDGE_JUDGES": JUDGE, "WOLFJUDGE_DATABASE_URL": f"sqlite:///{db}",
+               "WOLFJUDGE_JUDGES": JUDGE, "WOLFJUDGE_DATABASE_URL": self.url,
+               "WOLFJUDGE_HOST": host,
                "WOLFJUDGE_SEND_INTERVAL": "0", "WOLFJUDGE_SEND_JITTER": "0",
                "WOLFJUDGE_ROOM_INTERVAL": "0", "WOLFJUDGE_ROOMS_PER_HOUR": "100",
                "CACHE_DIR": str(workdir / "wechaty-cache")}
@@ -94,12 +102,20 @@ class BotProcess(LineProcess):
             "Traceback")
 
     # the database, read only to know that the bot is done ------------------------------------
-    def _query(self, sql: str, *args: object) -> list[tuple[Any, ...]]:
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10) as con:
-            return list(con.execute(sql, args))
+    def _query(self, sql: str, **params: object) -> list[tuple[Any, ...]]:
+        if isinstance(self.db, Path):
+            with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10) as con:
+                return list(con.execute(sql, params))
+        if self._engine is None:
+            self._engine = create_engine(self.db, poolclass=NullPool)
+        with self._engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(text(sql), params)]
+
+    _engine: Engine | None = None
 
     def handled(self, msg_id: str) -> bool:
-        return bool(self._query("select 1 from chat_messages where msg_id = ?", msg_id))
+        key = f"{self.host}/{msg_id}" if self.host else msg_id  # bot/chat/bot.py: handle
+        return bool(self._query("select 1 from chat_messages where msg_id = :m", m=key))
 
     def pending(self) -> list[tuple[Any, ...]]:
         """Outbox rows the bot could deliver and has not (a group's rows wait for its room;
@@ -108,7 +124,9 @@ class BotProcess(LineProcess):
             "select o.id, o.target, o.attempts, o.last_error from outbox o where o.sent_at is "
             "null and o.priority != 2 and (o.address is not null or o.target not like "
             "'group:%' or exists (select 1 from rooms r where r.game_id = o.game_id and "
-            "'group:' || r.name = o.target))")
+            "'group:' || r.name = o.target)) and coalesce(case when o.game_id is null then "
+            "o.host else (select g.host from games g where g.id = o.game_id) end, '') = :h",
+            h=self.host)  # this account's rows (bot/outbox.py)
 
 
 class Feed:

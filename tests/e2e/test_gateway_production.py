@@ -1,8 +1,9 @@
 """The gateway's production mode (the Docker image): GATEWAY_PUPPET names the puppet to serve.
 
 - wechaty-puppet-mock loaded by name, as a real puppet would be: the gRPC service listens, the
-  control API (tests only) does not, and a bot's connection does not stop the puppet (a real
-  puppet's stop logs WeChat out: a new QR scan after every bot restart).
+  control API (tests only) does not (only the status page `wolfjudge doctor` reads, behind the
+  token), and a bot's connection does not stop the puppet (a real puppet's stop logs WeChat
+  out: a new QR scan after every bot restart).
 - wechaty-puppet-wechat4u, the default real puppet (pinned in gateway/package.json), installed
   from npm into the gateway: with no network to WeChat (every name but localhost fails to
   resolve, tests/e2e/no_network.mjs) the gateway stays up and logs a clear login failure
@@ -10,9 +11,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +33,18 @@ from gatewayhelp import (
 from bot.transport.wechaty import WechatyTransport
 
 NO_NETWORK = Path(__file__).resolve().parent / "no_network.mjs"
+
+
+def status(port: int, token: str | None = "t", path: str = "/status") -> tuple[int, object]:
+    """The gateway's HTTP answer: (status code, JSON body)."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token is not None:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
 
 
 def _open(port: int) -> bool:
@@ -70,13 +86,24 @@ def test_a_named_puppet_is_served_and_a_bot_cannot_stop_it(tmp_path: Path,
     served.append(gw)
     wait_until(lambda: "gateway ready" in gw.log(), 30, "the gateway to listen")
     assert "puppet=wechaty-puppet-mock" in gw.log()
-    assert _open(gw.grpc) and not _open(gw.http)
+    assert _open(gw.grpc)
+    # No control API: only the status page, and only with the token.
+    assert status(gw.http, path="/health")[0] == 404
+    assert status(gw.http, path="/dm")[0] == 404
+    assert status(gw.http, token=None)[0] == 401
+    assert status(gw.http, token="wrong")[0] == 401
+    code, page = status(gw.http)
+    assert code == 200 and isinstance(page, dict), page
+    assert page["puppet"] == "wechaty-puppet-mock" and page["botConnected"] is False
+    assert page["kept"] == 0 and page["capabilities"]["sendDm"] is True, page
     # The python client stops and starts the puppet each time it connects: ignored here.
     t = WechatyTransport(f"127.0.0.1:{gw.grpc}", "t", cache_dir=str(tmp_path / "wechaty"))
     t.start()
     try:
         wait_until(lambda: "ignored (WeChat stays logged in)" in gw.log(), 30,
                    "the gateway to refuse the bot's stop")
+        wait_until(lambda: status(gw.http)[1]["botConnected"], 30,  # type: ignore[index]
+                   "the status page to see the bot")
     finally:
         t.stop()
     assert gw.proc.poll() is None, gw.log()
@@ -100,3 +127,9 @@ def test_wechat4u_without_network_reports_a_login_failure(tmp_path: Path,
     assert gw.proc.poll() is None, log  # still serving: it tries again in a minute
     assert f"puppet={spec.rsplit('@', 1)[0]}" in log and "login.wx.qq.com" in log, log
     assert "Traceback" not in log and "uncaughtException" not in log, log
+    # The status page tells the same: not logged in; what wechat4u can do.
+    code, page = status(gw.http)
+    assert code == 200 and isinstance(page, dict), page
+    assert page["loggedIn"] is False, page
+    assert all(page["capabilities"][k] for k in (
+        "sendDm", "createRooms", "addMembers", "removeMembers", "listMembers")), page
