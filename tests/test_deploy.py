@@ -42,7 +42,8 @@ def test_compose_file_is_valid() -> None:
     from compose_spec import PyCompose
 
     compose = PyCompose.from_yaml(COMPOSE.read_text(encoding="utf-8"))
-    assert sorted(compose.service_names()) == ["bot", "gateway", "postgres"]
+    assert sorted(compose.service_names()) == ["bot", "bot-second", "gateway",
+                                               "gateway-second", "postgres"]
 
 
 def test_every_variable_is_in_env_example() -> None:
@@ -52,13 +53,42 @@ def test_every_variable_is_in_env_example() -> None:
 
 def test_the_bot_gets_the_settings_wolfjudge_run_reads() -> None:
     spec = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
-    given = set(spec["services"]["bot"]["environment"])
     names = {str(f.validation_alias.choices[0]) for f in LiveSettings.model_fields.values()
              if f.validation_alias is not None}
-    assert given <= names, given - names
     required = {"WECHATY_PUPPET_SERVICE_ENDPOINT", "WECHATY_PUPPET_SERVICE_TOKEN",
-                "WOLFJUDGE_JUDGES", "WOLFJUDGE_DATABASE_URL"}
-    assert required <= given
+                "WOLFJUDGE_JUDGES", "WOLFJUDGE_DATABASE_URL", "WOLFJUDGE_GATEWAY_STATUS"}
+    for bot in ("bot", "bot-second"):
+        given = set(spec["services"][bot]["environment"])
+        assert given <= names, given - names
+        assert required <= given
+        # A clean stop takes seconds; compose's default 10 s would be cut close.
+        assert spec["services"][bot]["stop_grace_period"] == "30s"
+
+
+def test_a_second_account_has_its_own_gateway_session_and_name() -> None:
+    """Issue 21, item 8: one gateway and one bot per account, one PostgreSQL."""
+    services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
+    first, second = services["bot"]["environment"], services["bot-second"]["environment"]
+    assert "WOLFJUDGE_HOST" not in first  # the first account's games so far stay its own
+    assert second["WOLFJUDGE_HOST"] and second["WECHATY_PUPPET_SERVICE_ENDPOINT"] == (
+        "gateway-second:8788")
+    assert first["WOLFJUDGE_DATABASE_URL"] == second["WOLFJUDGE_DATABASE_URL"]
+    assert services["gateway-second"]["volumes"] != services["gateway"]["volumes"]
+    for name in ("gateway-second", "bot-second"):
+        assert services[name]["profiles"] == ["second-account"]  # not started by default
+
+
+def test_the_real_puppet_is_pinned_in_one_version_everywhere() -> None:
+    """gateway/package.json names the default real puppet; .env.example and the README give
+    the same version (the CI test installs exactly that one)."""
+    import json
+
+    spec = json.loads((ROOT / "gateway/package.json").read_text(encoding="utf-8"))
+    pin = spec["wolfjudge"]["realPuppet"]
+    assert pin.startswith("wechaty-puppet-wechat4u@")
+    env = _env_example()
+    assert env["PUPPET_PACKAGE"] == pin and pin.startswith(env["GATEWAY_PUPPET"] + "@")
+    assert f"PUPPET_PACKAGE={pin}" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_health_checks_and_the_session_volume() -> None:
@@ -70,6 +100,13 @@ def test_health_checks_and_the_session_volume() -> None:
     assert any(v.startswith("session:") for v in services["gateway"]["volumes"])
     assert set(spec["volumes"]) >= {"pgdata", "session"}
     assert services["bot"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_the_gateway_image_has_every_module() -> None:
+    copied = " ".join(line for line in (ROOT / "gateway/Dockerfile").read_text(
+        encoding="utf-8").splitlines() if line.startswith("COPY "))
+    for module in (ROOT / "gateway").glob("*.js"):
+        assert module.name in copied, module.name
 
 
 def test_dockerfiles_copy_what_exists() -> None:
