@@ -19,12 +19,9 @@ import socket
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
-from sqlalchemy import inspect
-from sqlalchemy.engine import make_url
 
 from bot.capabilities import describe, read_report
 from bot.texts import t
@@ -127,42 +124,30 @@ def _why(err: Any) -> str:
 # the database ------------------------------------------------------------------------------------
 def _database(check: Checkup, raw: str) -> str | None:
     """The database's state; its URL if its schema is current (the outbox can be read)."""
-    from bot.store.db import current_revision, head_revision, make_engine
+    from bot.store.db import schema_state, shown_url
     from bot.store.settings import database_url
 
     url = database_url(raw)
     try:
-        parsed = make_url(url)
-    except Exception as exc:
+        check.head("database", url=shown_url(url))
+    except ValueError as exc:
         check.head("database", url=raw)
         check.bad("db_bad_url", error=_one_line(exc))
         return None
-    check.head("database", url=parsed.render_as_string(hide_password=True))
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
-            and not Path(parsed.database or "").exists():
-        check.ok("db_new")  # not created here: `run` makes it
-        return None
-    head = head_revision()
-    engine = make_engine(url)
     try:
-        with engine.connect() as conn:
-            empty = not inspect(conn).get_table_names()
-        if empty:
-            check.ok("db_new")
-            return None
-        current = current_revision(engine)
+        found = schema_state(url)
     except Exception as exc:
         check.bad("db_unreachable", error=_one_line(exc))
         return None
-    finally:
-        engine.dispose()
-    if current == head:
-        check.ok("db_current", revision=head)
+    if found.state == "new":
+        check.ok("db_new")  # not created here: `run` makes it
+    elif found.state == "current":
+        check.ok("db_current", revision=found.head)
         return url
-    if current is None:
-        check.bad("db_foreign")
+    elif found.state == "old":
+        check.bad("db_old", revision=found.revision, head=found.head)
     else:
-        check.bad("db_old", revision=current, head=head)
+        check.bad("db_foreign")
     return None
 
 

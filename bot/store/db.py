@@ -6,11 +6,12 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text, true
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text, true
 from sqlalchemy.orm import Session
 
 from bot.store.settings import database_url
@@ -190,6 +191,46 @@ def is_empty(url: str) -> bool:
             return not inspect(conn).get_table_names()
     finally:
         engine.dispose()
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """What `wolfjudge doctor` says of a database: `state` is new (no table, or a SQLite file
+    that does not exist: not created here), current, old (`revision` before `head`) or foreign
+    (tables, but not wolfjudge's)."""
+
+    shown: str  # the URL without its password
+    state: Literal["new", "current", "old", "foreign"]
+    revision: str | None
+    head: str
+
+
+def shown_url(url: str) -> str:
+    """The URL to print: without its password (ValueError if it is not a URL)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception as exc:
+        raise ValueError(str(exc)) from None
+
+
+def schema_state(url: str) -> SchemaState:
+    """The database's schema, read only (it may raise: the database cannot be reached)."""
+    shown, head = shown_url(url), head_revision()
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
+            and not Path(parsed.database or "").exists():
+        return SchemaState(shown, "new", None, head)
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            if not inspect(conn).get_table_names():
+                return SchemaState(shown, "new", None, head)
+        current = current_revision(engine)
+    finally:
+        engine.dispose()
+    state: Literal["current", "old", "foreign"] = (
+        "current" if current == head else "foreign" if current is None else "old")
+    return SchemaState(shown, state, current, head)
 
 
 def check_schema(engine: Engine) -> None:

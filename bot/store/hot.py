@@ -3,7 +3,7 @@
 A command costs this process some 1 ms of CPU, and much of it was SQLAlchemy's execution of
 each statement (the cache key, the execution context, the result object, and on SQLite the
 event dispatch of the engine's `begin` listener around every execute), on top of the
-driver's own work (docs/benchmarks.md, "The third round", "SQLite on the hot path").
+driver's own work (docs/benchmarks/history.md, "The third round", "SQLite on the hot path").
 `HotConnection` stands in for the SQLAlchemy `Connection` of one transaction where the
 service's hot path asks it to (`execute`, `scalar`, `scalars`): a statement registered with
 `hot` (built once at import) is compiled once per database, by SQLAlchemy, for this very
@@ -208,7 +208,7 @@ class HotConnection:
                  error: type[Exception], begin: str = "BEGIN") -> None:
         # The pool's connection itself: a SQLAlchemy `Connection` on it (with its
         # transaction object, begin and commit) is made only when needed (`sa`), some 20 us
-        # a command otherwise (docs/benchmarks.md, "SQLite on the hot path").
+        # a command otherwise (docs/benchmarks/history.md, "SQLite on the hot path").
         self._engine = engine
         self.dialect = engine.dialect
         self._fairy = engine.raw_connection()
