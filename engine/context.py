@@ -235,6 +235,17 @@ class Ctx:
         """State field `name` to read only, then and there (`engine.clone.view`)."""
         return view(self.state, name)
 
+    def holder(self, role: str | None = None, *, camp: str | None = None,
+               skill: str | None = None, living: bool = True) -> Seat | None:
+        """`GameState.holder`: the first seat with this role, camp and skill; to read only
+        (change it through `seat(n)`)."""
+        return self.state.holder(role, camp=camp, skill=skill, living=living)
+
+    def holders(self, role: str | None = None, *, camp: str | None = None,
+                skill: str | None = None, living: bool = True) -> list[Seat]:
+        """`GameState.holders`, to read only."""
+        return self.state.holders(role, camp=camp, skill=skill, living=living)
+
     @overload
     def living_target(self, n: int | None, *, allow_none: Literal[False] = False) -> int: ...
 

@@ -378,6 +378,30 @@ class GameState(BaseModel):
         """`members`, to read only (see `peek_seats`)."""
         return [s for s in self.peek_seats() if s.camp == camp and (s.alive or not living)]
 
+    def holders(self, role: str | None = None, *, camp: str | None = None,
+                skill: str | None = None, living: bool = True) -> list[Seat]:
+        """The seats (the living ones, unless `living=False`) with this dealt role, in this
+        camp, holding this skill, in seat order; to read only (engine/views.py): change one
+        through `seat(n)`."""
+        return [s for s in self.peek_seats() if (s.alive or not living)
+                and (role is None or s.role == role) and (camp is None or s.camp == camp)
+                and (skill is None or s.skills.get(skill) == "held")]
+
+    def holder(self, role: str | None = None, *, camp: str | None = None,
+               skill: str | None = None, living: bool = True) -> Seat | None:
+        """The first of `holders(...)`, or None; to read only."""
+        seats: list[Seat] = self.__dict__.get("seats") or view(self, "seats")
+        for s in list.__iter__(seats):
+            if (s.alive or not living) and (role is None or s.role == role) and (
+                    camp is None or s.camp == camp) and (
+                    skill is None or s.skills.get(skill) == "held"):
+                return s
+        return None
+
+    def count(self, camp: str, living: bool = True) -> int:
+        """How many seats (living ones, unless `living=False`) are in `camp`."""
+        return sum(1 for s in self.peek_seats() if s.camp == camp and (s.alive or not living))
+
     def members(self, camp: str, living: bool = True) -> list[Seat]:
         return [s for s in self.seats if s.camp == camp and (s.alive or not living)]
 

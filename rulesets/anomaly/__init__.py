@@ -74,7 +74,7 @@ class Anomaly(RoleHooks, WitchNight, Ruleset):
                 st.set_status(STAGE, "growth")
                 ctx.tell(st.seat, "StageNotice", stage="growth")
         state.data.update({"K": None, "able_at_open": {}, "night_outs": {}})
-        state.camps_on_field = [c for c in (ANOMALY, NORMAL) if state.peek_members(c)]
+        state.camps_on_field = [c for c in (ANOMALY, NORMAL) if state.count(c)]
 
     # day ---------------------------------------------------------------------
     def exiles_on(self, ctx: Ctx, day: int) -> bool:
@@ -134,28 +134,27 @@ class Anomaly(RoleHooks, WitchNight, Ruleset):
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:
         state = ctx.state
         if camp == ANOMALY:
-            living = state.peek_members(ANOMALY)
-            if not living:
+            if not state.count(ANOMALY):
                 return True  # A-LOSE-A1
             if opts(ctx).anomaly_lose2_eval == "night_end_only" and not state.data.get(
                     "at_night_end"):
                 return False
             return not anomaly_able(ctx)  # A-LOSE-A2
         gods = GODS + (("hunter",) if opts(ctx).anomaly_normal_lose1_includes_hunter else ())
-        gone = [s for s in state.peek_seats() if s.role in gods]  # read only
+        gone = [s for s in state.holders(living=False) if s.role in gods]  # read only
         n1 = bool(gone) and all(not s.alive or s.camp == ANOMALY for s in gone)
-        villagers = [s for s in state.peek_seats() if s.role == "villager"]
+        villagers = state.holders("villager", living=False)
         n2 = all(not s.alive or s.camp == ANOMALY for s in villagers)
         return n1 or n2
 
     def camp_wins(self, ctx: Ctx, camp: str) -> bool:
         if camp != ANOMALY:
             return False
-        members = len(ctx.state.peek_members(ANOMALY))  # read only
+        members = ctx.state.count(ANOMALY)
         return members > 0 and 2 * members >= len(ctx.state.living_numbers())  # A-WIN-1
 
     def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
-        ctx.tell([s.seat for s in ctx.state.peek_members(camp)], "CampLostNotice", camp=camp)
+        ctx.tell([s.seat for s in ctx.holders(camp=camp)], "CampLostNotice", camp=camp)
 
 
 RULESET = register(Anomaly())

@@ -69,7 +69,7 @@ def anomaly_able(ctx: Ctx) -> bool:
     if k is None:
         return True  # no night has ended yet
     able_k = set(state.data["able_at_open"].get(str(k), []))
-    for st in state.peek_members(ANOMALY):
+    for st in state.holders(camp=ANOMALY):
         if st.seat in able_k:
             return True  # (i) able at the opening of night K
         if st.role == "wolf-head" and st.holds("infect"):

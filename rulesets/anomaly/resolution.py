@@ -165,8 +165,7 @@ def _zeroing(ctx: Ctx, res: AnomalyResolution, *, check: bool) -> None:
     if len(counted) < 2:
         return
     new_ok = opts(ctx).anomaly_zeroing_applies_new_complete
-    victims = [s.seat for s in state.peek_living() if s.holds("zeroing")
-               and stage(s) == "complete"
+    victims = [s.seat for s in state.holders(skill="zeroing") if stage(s) == "complete"
                and (new_ok or res.stages.get(s.seat) == "complete")]
     ctx.note("Zeroing", counted=[s.seat for s in counted], victims=victims)
     ctx.checks_on = check  # AMB-A-25: with night_end_atomic the night-end check judges all

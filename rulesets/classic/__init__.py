@@ -105,11 +105,11 @@ class Classic(RoleHooks, WitchNight, Ruleset):
 
     # end of game (§2.5) ---------------------------------------------------------
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:
-        state = ctx.state  # read only: peek_members copies no seat
-        living = state.peek_members(camp)
+        state = ctx.state  # read only: holders copies no seat
+        living = state.holders(camp=camp)
         if camp in (WOLVES, BL):
             return not living  # C-LOSE-W1, C-LOSE-B1
-        gods_all = [s for s in state.peek_members(VILLAGE, living=False) if s.role in GODS]
+        gods_all = [s for s in state.holders(camp=VILLAGE, living=False) if s.role in GODS]
         if opts(ctx).classic_village_gods_rule == "any_out":
             v1 = any(not s.alive for s in gods_all) or not gods_all
         else:
@@ -120,12 +120,12 @@ class Classic(RoleHooks, WitchNight, Ruleset):
     def camp_wins(self, ctx: Ctx, camp: str) -> bool:
         if camp != WOLVES:
             return False
-        wolves = len(ctx.state.peek_members(WOLVES))
+        wolves = ctx.state.count(WOLVES)
         return wolves > 0 and 2 * wolves >= len(ctx.state.living_numbers())  # C-WIN-W1
 
     def on_camp_lost(self, ctx: Ctx, camp: str) -> None:
         state = ctx.state
-        members = [s.seat for s in state.peek_members(camp)]
+        members = [s.seat for s in state.holders(camp=camp)]
         ctx.tell(members, "CampLostNotice", camp=camp)
         if camp != WOLVES:
             return
@@ -142,7 +142,7 @@ class Classic(RoleHooks, WitchNight, Ruleset):
             lovers = [s for s in state.seats if s.camp == BL and s.lover_of]
             for st in lovers:
                 st.skills["kill"] = "held"
-            ctx.tell([s.seat for s in state.peek_members(BL)], "WidowKnife",
+            ctx.tell([s.seat for s in state.holders(camp=BL)], "WidowKnife",
                      lovers=[s.seat for s in lovers])
 
 

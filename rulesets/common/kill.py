@@ -11,12 +11,12 @@ KILL_SLOT = "kill"
 
 def killers(ctx: Ctx, *, whole_camp: bool) -> list[int]:
     """The living holders of <杀人>, or their whole camp (`whole_camp`)."""
-    # (read only: peeked seats, so that opening the night copies none)
-    holders = [s for s in ctx.state.peek_living() if s.holds("kill")]
+    # (read only: opening the night copies no seat)
+    holders = ctx.holders(skill="kill")
     if not holders:
         return []
     if whole_camp:
-        return [s.seat for s in ctx.state.peek_members(holders[0].camp)]
+        return [s.seat for s in ctx.holders(camp=holders[0].camp)]
     return [s.seat for s in holders]
 
 

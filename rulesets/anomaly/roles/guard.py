@@ -15,8 +15,7 @@ from rulesets.common.skills import open_slot
 
 
 def _open(ctx: Ctx) -> None:
-    guard = next((s for s in ctx.state.peek_living() if s.role == "guard" and s.camp == NORMAL),
-                 None)
+    guard = ctx.holder("guard", camp=NORMAL)
     if guard is not None and guard.holds("firewall"):
         open_slot(ctx, "guard", guard, ctx.night_deadline(), False)
 

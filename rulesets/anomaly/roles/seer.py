@@ -14,7 +14,7 @@ from rulesets.common.skills import check_once, open_slot
 
 
 def _open(ctx: Ctx) -> None:
-    seer = next((s for s in ctx.state.peek_living() if s.role == "seer" and s.camp == NORMAL), None)
+    seer = ctx.holder("seer", camp=NORMAL)
     if seer is not None and seer.holds("see"):
         open_slot(ctx, "see", seer, ctx.night_deadline(), ctx.rs.procedures_apply(ctx))
 

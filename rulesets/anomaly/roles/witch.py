@@ -26,8 +26,7 @@ from rulesets.common.witch import deadline as witch_deadline
 
 
 def _open(ctx: Ctx) -> None:
-    witch = next((s for s in ctx.state.peek_living() if s.role == "witch" and s.camp == NORMAL),
-                 None)
+    witch = ctx.holder("witch", camp=NORMAL)
     acts = witch is not None and (can_purify(ctx, witch) or can_format(witch))
     ctx.night.data["tongling"] = witch.seat if witch is not None and acts and witch.holds(
         "tongling") and stage(witch) in opts(ctx).anomaly_witch_tongling_stages else None
@@ -110,7 +109,7 @@ def _resonance(ctx: Ctx, res: Resolution) -> None:
     the head, resonance_counts_head), once a night unless resonance_max_per_night=unbounded."""
     r = AnomalyResolution.of(res)
     state = ctx.state
-    ws = next((s for s in state.peek_living() if s.role == "witch" and s.camp == NORMAL), None)
+    ws = state.holder("witch", camp=NORMAL)
     if ws is None or not ws.holds("resonance"):
         return
     roles = ("seer", "guard") + (

@@ -31,15 +31,14 @@ def _open(ctx: Ctx) -> None:
     state = ctx.state
     n = ctx.night.day
     able = []
-    head = next((s for s in state.peek_living() if s.role == "wolf-head" and s.camp == ANOMALY
-                 and s.holds("infect")), None)
+    head = state.holder("wolf-head", camp=ANOMALY, skill="infect")
     if head is not None:
         able.append(head.seat)
         ctx.add_slot("head", [head.seat], *ctx.night_deadline(),
                      yellow=ctx.rs.procedures_apply(ctx))
         ctx.tell(head.seat, "NightPrompt", skill="head", complete=stage(head) == "complete")
-    for st in state.peek_living():
-        if st.camp == ANOMALY and overload_usable(ctx, st, n):
+    for st in state.holders(camp=ANOMALY):
+        if overload_usable(ctx, st, n):
             able.append(st.seat)
             ctx.add_slot(f"overload:{st.seat}", [st.seat], *ctx.night_deadline(), yellow=False)
             ctx.tell(st.seat, "NightPrompt", skill="overload")

@@ -28,8 +28,8 @@ def _missed(ctx: Ctx, deadline: Deadline) -> None:
         cupid.skills["arrow"] = "lost"
         form_groups(ctx)
         return
-    pool = [s.seat for s in ctx.state.peek_living()
-            if opts(ctx).classic_cupid_self_pick or s.seat != cupid.seat]
+    pool = [n for n in ctx.state.living_numbers()
+            if opts(ctx).classic_cupid_self_pick or n != cupid.seat]
     first = ctx.rand_choice(pool, "cupid_pair")
     second = ctx.rand_choice([n for n in pool if n != first], "cupid_pair")
     _link(ctx, cupid, min(first, second), max(first, second), random=True)

@@ -15,8 +15,8 @@ from rulesets.common.witch import deadline as witch_deadline
 
 
 def _open(ctx: Ctx) -> None:
-    witch = next((s for s in ctx.state.peek_living()
-                  if s.role == "witch" and (s.holds("antidote") or s.holds("poison"))), None)
+    witch = next((s for s in ctx.holders("witch")
+                  if s.holds("antidote") or s.holds("poison")), None)
     ctx.night.data["tongling"] = witch.seat if witch and witch.holds("tongling") else None
     open_slot(ctx, WITCH_SLOT, witch, witch_deadline(ctx), True)
 
