@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import string
 from functools import cache
 from typing import Any
 
 from engine.events import Event, Rejection
+from engine.payloads import PAYLOADS
+from engine.ruleset import get_ruleset, ruleset_names
 from rulesets.data import load
 
 
@@ -35,6 +38,7 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["has_target"] = target is not None
     f["target_text"] = w["seat"].format(n=target) if target is not None else (
         w["abstain"] if "voter" in data else w["nobody"])
+    f["post_text"] = ""
     if "post_at" in data:  # the vote post a correction request is about
         post = data.get("post_target")
         f["post_text"] = w["void_post"] if data.get("post_void") else (
@@ -138,3 +142,49 @@ def messages_for(event: Event, seat: int, ruleset: str) -> str | None:
     if not event.audience.reaches(seat):
         return None
     return render_event(event, ruleset) or None
+
+
+# the templates against the payloads -------------------------------------------------------------
+class TemplateError(ValueError):
+    """A template names a field its event's payload does not have (bot start-up refuses)."""
+
+
+def _names(template: Any) -> set[str]:
+    """The fields a template names: `{name}` in its text (every case of a `by` template),
+    and its `by` field."""
+    if isinstance(template, dict):
+        out = {str(template["by"])}
+        for case in template["cases"].values():
+            out |= _names(case)
+        return out
+    return {name.split(".")[0].split("[")[0]
+            for _, name, _, _ in string.Formatter().parse(str(template)) if name}
+
+
+def template_problems(rulesets: list[str] | None = None) -> list[str]:
+    """Every event template (players' and judge's) naming a field that is neither in its
+    event type's payload model (engine/payloads.py) nor one of the renderer's own words."""
+    problems = []
+    for rs in rulesets or ruleset_names():
+        get_ruleset(rs)  # its payload models are registered with it
+        derived = set(_fields({}, rs))
+        for part in ("events", "judge"):
+            for type_, template in _templates(rs)[part].items():
+                model = PAYLOADS.get(type_)
+                if model is None:
+                    problems.append(f"{rs} {part}.{type_}: no payload model for this event type")
+                    continue
+                allowed = set(model.model_fields) | derived | ({"to"} if part == "judge"
+                                                               else set())
+                for name in sorted(_names(template) - allowed):
+                    problems.append(f"{rs} {part}.{type_}: {{{name}}} is not a field of "
+                                    f"{model.__name__} nor a word of the renderer")
+    return problems
+
+
+@cache
+def check_templates() -> None:
+    """At start-up: every template fits its payload (TemplateError otherwise)."""
+    problems = template_problems()
+    if problems:
+        raise TemplateError("; ".join(problems))

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.payloads import Payload, read_payload
+
 
 class Audience(BaseModel):
     """Who may read an event. The judge reads everything, always.
@@ -50,6 +52,10 @@ class Event(BaseModel):
     phase: str
     audience: Audience
     data: dict[str, Any] = Field(default_factory=dict)
+
+    def payload(self) -> Payload:
+        """`data` as this event type's model (engine/payloads.py), validated."""
+        return read_payload(self.type, self.data)
 
     @classmethod
     def trusted(cls, type_: str, class_version: int, at: datetime, phase: str,

@@ -48,6 +48,7 @@ from bot.forum.votes import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
 from bot.outbox import deliver
+from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import seats_text, t
@@ -77,6 +78,7 @@ class ChatBot:
                  clock: Callable[[], datetime] | None = None) -> None:
         """`forum_source`: where `votes.channel=forum-auto` games read their vote thread
         (aiotieba by default); `clock`: now (the real clock by default)."""
+        check_templates()  # a template naming a field its event lacks stops the start here
         self.service = service
         # Where `开始` gets a game's secret seed: the OS CSPRNG; a fixed one only in tests.
         self.seeds = seeds

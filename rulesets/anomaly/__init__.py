@@ -12,6 +12,7 @@ from engine.model import Seat
 from engine.options import OptionError
 from engine.ruleset import Ruleset, register
 from engine.votes import Tally
+from rulesets.anomaly import payloads as payloads  # its events' payloads, registered
 from rulesets.anomaly.base import (
     ANOMALY,
     DATA,

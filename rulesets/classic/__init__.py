@@ -11,6 +11,7 @@ from engine.model import Seat
 from engine.options import OptionError
 from engine.ruleset import Ruleset, register
 from engine.votes import REVOTE, Tally
+from rulesets.classic import payloads as payloads  # its events' payloads, registered
 from rulesets.classic.base import BL, DATA, VILLAGE, WOLVES, ack, refresh_field
 from rulesets.classic.options import CLASSIC_OPTIONS, ClassicOptions, opts
 from rulesets.common.kill import reported_target
