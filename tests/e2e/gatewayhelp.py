@@ -29,11 +29,10 @@ GATEWAY_DIR = Path(__file__).resolve().parents[2] / "gateway"
 T = TypeVar("T")
 
 
-def install_gateway() -> str | None:
-    """`npm ci` in gateway/ unless done (one process at a time: a lock file); what went wrong,
-    or None."""
-    modules = GATEWAY_DIR / "node_modules"
-    if (modules / ".package-lock.json").is_file():
+def _npm(done: Path, args: list[str], timeout: float) -> str | None:
+    """`npm ARGS` in gateway/ unless `done` exists (one process at a time: a lock file, and
+    `done` looked at again once it is held); what went wrong, or None."""
+    if done.is_file():
         return None
     npm = shutil.which("npm")
     if npm is None:
@@ -41,15 +40,21 @@ def install_gateway() -> str | None:
     with (GATEWAY_DIR / ".install.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            if (modules / ".package-lock.json").is_file():
-                return None  # another test process installed it meanwhile
-            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                                  cwd=GATEWAY_DIR, capture_output=True, text=True, timeout=600)
-            if done.returncode != 0:
-                return f"`npm ci` in gateway/ failed: {done.stderr[-500:]}"
+            if done.is_file():
+                return None  # another test process did it meanwhile
+            ran = subprocess.run([npm, *args, "--no-audit", "--no-fund", "--loglevel=error"],
+                                 cwd=GATEWAY_DIR, capture_output=True, text=True,
+                                 timeout=timeout)
+            if ran.returncode != 0:
+                return f"`npm {' '.join(args)}` in gateway/ failed: {ran.stderr[-500:]}"
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return None
+
+
+def install_gateway() -> str | None:
+    """`npm ci` in gateway/ unless done; what went wrong, or None."""
+    return _npm(GATEWAY_DIR / "node_modules" / ".package-lock.json", ["ci"], 600)
 
 
 def real_puppet() -> str:
@@ -59,30 +64,14 @@ def real_puppet() -> str:
 
 
 def install_puppet(spec: str) -> str | None:
-    """`npm install --no-save SPEC` in gateway/ unless installed (under the same lock as
-    `install_gateway`); what went wrong, or None."""
+    """`npm install --no-save SPEC` in gateway/ unless installed (after `install_gateway`);
+    what went wrong, or None."""
     missing = install_gateway()
     if missing is not None:
         return missing
     name = spec.rsplit("@", 1)[0] if spec.rfind("@") > 0 else spec
-    installed = GATEWAY_DIR / "node_modules" / name / "package.json"
-    if installed.is_file():
-        return None
-    npm = shutil.which("npm")
-    assert npm is not None  # install_gateway needed it
-    with (GATEWAY_DIR / ".install.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if installed.is_file():
-                return None
-            done = subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund",
-                                   "--loglevel=error", spec], cwd=GATEWAY_DIR,
-                                  capture_output=True, text=True, timeout=900)
-            if done.returncode != 0:
-                return f"`npm install {spec}` in gateway/ failed: {done.stderr[-500:]}"
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return None
+    return _npm(GATEWAY_DIR / "node_modules" / name / "package.json",
+                ["install", "--no-save", spec], 900)
 
 
 def need_gateway() -> str:

@@ -6,7 +6,6 @@ player may play on both accounts at once)."""
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Iterator
@@ -22,26 +21,16 @@ from test_run_e2e import start_table
 from bot.store import migrate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "store"))
-from pgserver import PostgresServer, find_bindir  # noqa: E402
+from pgserver import throwaway_server  # noqa: E402
 
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    bindir = find_bindir()
-    if bindir is None:
-        message = "no PostgreSQL server binaries (initdb, pg_ctl) on this machine"
-        if os.environ.get("WOLFJUDGE_REQUIRE_PG"):
-            pytest.fail(message)
-        pytest.skip(message)
-    server = PostgresServer(bindir)
-    server.start()
-    try:
+    with throwaway_server() as server:
         server.admin("CREATE DATABASE wolfjudge")
         url = server.url("wolfjudge")
         migrate(url)
         yield url
-    finally:
-        server.stop()
 
 
 @pytest.fixture

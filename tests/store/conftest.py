@@ -8,13 +8,12 @@ half is skipped, unless WOLFJUDGE_REQUIRE_PG is set (CI sets it): then it fails.
 from __future__ import annotations
 
 import itertools
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pgserver import PostgresServer, find_bindir
+from pgserver import PostgresServer, throwaway_server
 
 from bot.service import Service
 from bot.store import migrate
@@ -25,20 +24,10 @@ _names = itertools.count()
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PostgresServer]:
-    bindir = find_bindir()
-    if bindir is None:
-        message = "no PostgreSQL server binaries (initdb, pg_ctl) on this machine"
-        if os.environ.get("WOLFJUDGE_REQUIRE_PG"):
-            pytest.fail(message)
-        pytest.skip(message)
-    server = PostgresServer(bindir)
-    server.start()
-    try:
+    with throwaway_server() as server:
         server.admin("CREATE DATABASE wolfjudge_template")
         migrate(server.url("wolfjudge_template"))
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -107,3 +108,23 @@ class PostgresServer:
             self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir = None
+
+
+@contextlib.contextmanager
+def throwaway_server() -> Iterator[PostgresServer]:
+    """A started throwaway server, stopped after; a skip without the binaries (a failure when
+    WOLFJUDGE_REQUIRE_PG is set: CI sets it)."""
+    import pytest
+
+    bindir = find_bindir()
+    if bindir is None:
+        message = "no PostgreSQL server binaries (initdb, pg_ctl) on this machine"
+        if os.environ.get("WOLFJUDGE_REQUIRE_PG"):
+            pytest.fail(message)
+        pytest.skip(message)
+    server = PostgresServer(bindir)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
