@@ -1,6 +1,8 @@
 """Exact JSON for engine data (engine/exact.py): what the store decodes equals what it
-encoded. Commands, events and a game's parameters are stored as `encode(value.model_dump())`;
-a state as `encode_state(state)`, and read back by `state_of` (either form of snapshot)."""
+encoded. Commands and a game's parameters are stored as `encode(value.model_dump())`; a state
+as `encode_state(state)` (only its untyped fields tagged), read back by `state_of` (either form
+of snapshot). Events need no tags any more: a log row is the event's own JSON and its payload
+model gives back the types (engine/payloads.py; rows stored tagged before read the same)."""
 
 from __future__ import annotations
 

@@ -282,6 +282,8 @@ UNREAD = _Unread()
 CACHE_SIZE = 4096  # hot snapshots kept decoded (some 40 KiB of memory each: bench/recovery.py)
 
 def event_of(data: Any) -> Event:
+    """A log row's event. Written as plain JSON (its payload model gives back the types:
+    engine/payloads.py); rows written before in the tagged form read the same."""
     return parse_event(decode(data))
 
 
@@ -691,7 +693,7 @@ class GameStore:
             rows.append({"game_id": gid, "seq": seq, "version": version, "kind": "event",
                          "type": ev.type, "at": ev.at, "phase": ev.phase,
                          "audience": ev.audience.model_dump(mode="json"),
-                         "body": encode(ev.model_dump()), "msg_id": msg_id})
+                         "body": ev.model_dump(mode="json"), "msg_id": msg_id})
         if rows:
             s.execute(_INSERT_EVENTS, rows)
         rooms = RoomsView()
