@@ -245,7 +245,13 @@ class WechatyTransport(Transport):
             except asyncio.CancelledError:
                 pass
             finally:
+                # As asyncio.run ends: what the library left waiting is cancelled and let
+                # finish before the loop closes (else a pending `get` complains at exit).
+                pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+                for t in pending:
+                    t.cancel()
                 with contextlib.suppress(Exception):
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
                     loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.close()
 
