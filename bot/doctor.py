@@ -166,6 +166,8 @@ def _gateway(check: Checkup, values: Mapping[str, Any], url: str | None,
         check.bad("gw_unreachable", error=_one_line(exc))
         return
     check.ok("gw_reachable")
+    if not values.get("token"):
+        return  # (named above) without it the status page cannot be read
     where = str(values.get("gateway_status") or f"{host}:{STATUS_PORT}")
     page, error = _status_page(where, str(values.get("token") or ""), timeout)
     if page is None:
