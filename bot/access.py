@@ -1,8 +1,9 @@
 """Who may do what (CHAT.md, "People"): one place for the service and the chat layer.
 
 A judge is a contact named in the bot's settings (WOLFJUDGE_JUDGES) or a game's own judge. A
-player acts only for their own seat; only judges send judge commands; nobody sends a tick
-(deadlines fire from the scheduler). A judge is never a player of their own game.
+player acts only for their own seat; only judges send judge commands, and a judge may enter a
+seat's vote (the forum thread) or action (`代行`); nobody sends a tick (deadlines fire from the
+scheduler). A judge is never a player of their own game.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def permitted(cmd: Command, sender: str, judges: frozenset[str], game_judge: str
         return judge
     if cmd.kind == "vote" and judge:
         return True  # a forum vote, entered by the judge as read from the thread
+    if cmd.kind == "act" and judge:
+        return True  # `代行`: a seat's action the bot never got, entered by the judge
     if seat is None or seat != getattr(cmd, "seat", None):
         return False
     return cmd.kind != "vote" or getattr(cmd, "mode", "vote") in PLAYER_VOTE_MODES

@@ -6,20 +6,24 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import UTC
+import re
+from datetime import UTC, datetime, time, timedelta
 
 from bot.chat import views
+from bot.chat.desk_player import seat_command
 from bot.chat.lobby import END_CONFIRM, new_token
 from bot.chat.pipeline import Pipeline
-from bot.chat.verbs import FREE, GAME, JUDGE, DeskContext, Request, handles
+from bot.chat.verbs import FREE, GAME, JUDGE, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, judge_command
-from bot.feed import DEFAULT_FEED, feed_name, feed_of
+from bot.commands.parse import ParseError, parse
+from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submission
 from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
 from bot.texts import t
 from engine import commands as engine_commands
 from engine.events import Rejection
+from engine.model import GameState
 
 log = logging.getLogger(__name__)
 # The judge's commands the engine takes (bot/commands/convert.py judge_command).
@@ -78,6 +82,57 @@ class JudgeDesk:
     @handles("start", "kick", stage=GAME, role=JUDGE)
     def started(self, r: Request) -> None:
         r.say(t("started_judge_only", code=r.code, what=t(f"started_what.{r.p.verb}")))
+
+    # 代行: a seat's action, entered by the judge ----------------------------------------------
+    @handles("act_for", stage=GAME, role=JUDGE)
+    def act_for(self, r: Request) -> None:
+        """`代行 S 命令 [HH:MM]` (docs/rules-judge.md, P-ACTFOR): the night or set-up action
+        seat S sent and the bot never got, entered with the time the player sent it (now if
+        none), which must lie within that action's time limit; checked as the seat's own,
+        logged as the judge's; the judge and seat S are told."""
+        assert r.code is not None and r.p.seats
+        seat = r.p.seats[0]
+        text, sent = _trailing_time(r.p.text)
+        try:
+            inner = parse(text)
+        except ParseError as exc:
+            r.say(exc.message)
+            return
+        if inner is None or inner.verb not in SKILL_VERBS:
+            r.say(t("act_for.not_an_action"))
+            return
+        state = self.ctx.service.state(r.code)
+        now = self.pipeline.wall(r.code, r.msg.at)
+        at = now.replace(tzinfo=None) if sent is None else now.replace(
+            hour=sent.hour, minute=sent.minute, second=0, microsecond=0, tzinfo=None)
+        if at > now.replace(tzinfo=None):
+            at -= timedelta(days=1)  # after midnight, an evening's time is yesterday's
+        if not 1 <= seat <= len(state.seats) or not state.seat(seat).alive:
+            r.say(t("act_for.out", seat=seat))
+            return
+        start, due = _window(state, seat)
+        if due is None:
+            r.say(t("act_for.nothing_owed", seat=seat))
+            return
+        if at > due or (start is not None and at < start):
+            r.say(t("act_for.outside", time=at.strftime("%H:%M"),
+                    start=start.strftime("%H:%M") if start else "", due=due.strftime("%H:%M")))
+            return
+        cmd = seat_command(self.chats, r, inner, seat, state)
+        if cmd is None:
+            return
+        out = self.pipeline.submit(r, cmd, at=at.replace(tzinfo=now.tzinfo), quiet=True)
+        if out.status == "noop" and not out.duplicate:
+            r.say(t("unchanged"))
+        if out.duplicate or out.status != "accepted":
+            return
+        what = submission(cmd.skill, list(cmd.targets)) if isinstance(
+            cmd, engine_commands.Act) else describe_command(cmd)
+        shown = at.strftime("%H:%M")
+        contact = self.chats.contacts(r.code).get(seat)
+        if contact is not None:
+            r.tell(contact, t("act_for.told", what=what, time=shown))
+        r.say(t("act_for.done", seat=seat, what=what, time=shown))
 
     # commands into the engine --------------------------------------------------------------------
     @handles(*ENGINE_VERBS, stage=GAME, role=JUDGE)
@@ -226,3 +281,28 @@ class JudgeDesk:
         self.chats.set_feed(r.sender, chosen, mine[0])
         r.say(t("feed_set", code=mine[0], **fields))
 
+
+
+def _trailing_time(text: str) -> tuple[str, time | None]:
+    """`验 5 22:10` -> ("验 5", 22:10): the player's sending time, if written at the end."""
+    m = re.fullmatch(r"(.*?)\s+(\d{1,2})[:：](\d{2})", text.strip())
+    if m is None or int(m[2]) > 23 or int(m[3]) > 59:
+        return text, None
+    return m[1], time(int(m[2]), int(m[3]))
+
+
+def _window(state: GameState, seat: int) -> tuple[datetime | None, datetime | None]:
+    """When seat `seat`'s pending night or set-up action could be sent: from the night's start
+    (the day's close) to its deadline. (None, None): it owes none now (or its time is up)."""
+    dues: list[datetime] = []
+    start = None
+    night = state.night
+    if night is not None and not night.resolved and state.phase.startswith("N"):
+        start = state.schedule.close_at(night.day) if night.day >= 1 else None
+        for slot in night.slots.values():
+            dl = state.deadline(slot.deadline_id)
+            if seat in slot.seats and dl is not None and not slot.expired:
+                dues.append(dl.due)
+    else:
+        dues = [d.due for d in state.deadlines if d.kind == "setup" and seat in d.seats]
+    return (start, max(dues)) if dues else (None, None)

@@ -9,10 +9,13 @@ from bot.chat import views
 from bot.chat.pipeline import Pipeline
 from bot.chat.verbs import FREE, GAME, PLAYER, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, player_command
+from bot.commands.parse import Parsed
 from bot.ids import GAME_ID
 from bot.render import render_rejection
+from bot.store.chat import ChatStore
 from bot.texts import room_name, t
 from bot.transport import Incoming
+from engine.commands import Command
 from engine.events import Rejection
 from engine.model import GameState
 
@@ -101,29 +104,39 @@ class PlayerDesk:
         if p.verb in VOTE_VERBS and self.pipeline.option(r.code, "votes.channel") != "dm":
             r.say(t("forum_votes"))
             return
-        if p.verb == "save" and not p.seats:  # `救`: the target the witch was told tonight
-            if not _owes(state, r.seat, "witch"):  # not the witch (tonight): no hint of hers
-                r.say(render_rejection(Rejection(code="not_your_skill"), state.ruleset))
-                return
-            target = self._reported_target(r.code, r.seat, state)
-            if target is None:
-                r.say(t("save_whom"))
-                return
-            p = replace(p, seats=(target,))
-        try:
-            cmd = player_command(p, seat=r.seat, ruleset=state.ruleset)
-        except ConvertError as exc:
-            r.say(exc.message)
-            return
-        self.pipeline.submit(r, cmd)
+        cmd = seat_command(self.chats, r, p, r.seat, state)
+        if cmd is not None:
+            self.pipeline.submit(r, cmd)
 
-    def _reported_target(self, code: str, seat: int, state: GameState) -> int | None:
-        """The kill target the witch at `seat` was told tonight (通灵), if any."""
-        night = f"N{state.night.day}" if state.night else None
-        for ev in self.chats.told(code, "Tongling", night, seat):
-            target = ev.data.get("target")
-            return target if isinstance(target, int) else None
+
+def seat_command(chats: ChatStore, r: Request, p: Parsed, seat: int,
+                 state: GameState) -> Command | None:
+    """The engine command of seat `seat`'s `p` (the player's own, or the judge's `代行`); None
+    when it cannot be made, the reason told to the sender."""
+    assert r.code is not None
+    if p.verb == "save" and not p.seats:  # `救`: the target the witch was told tonight
+        if not _owes(state, seat, "witch"):  # not the witch (tonight): no hint of hers
+            r.say(render_rejection(Rejection(code="not_your_skill"), state.ruleset))
+            return None
+        target = _reported_target(chats, r.code, seat, state)
+        if target is None:
+            r.say(t("save_whom"))
+            return None
+        p = replace(p, seats=(target,))
+    try:
+        return player_command(p, seat=seat, ruleset=state.ruleset)
+    except ConvertError as exc:
+        r.say(exc.message)
         return None
+
+
+def _reported_target(chats: ChatStore, code: str, seat: int, state: GameState) -> int | None:
+    """The kill target the witch at `seat` was told tonight (通灵), if any."""
+    night = f"N{state.night.day}" if state.night else None
+    for ev in chats.told(code, "Tongling", night, seat):
+        target = ev.data.get("target")
+        return target if isinstance(target, int) else None
+    return None
 
 
 def _owes(state: GameState, seat: int, slot: str) -> bool:

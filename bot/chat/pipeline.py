@@ -32,9 +32,11 @@ class Pipeline:
     def wall(self, code: str, at: datetime) -> datetime:
         return wall_clock(at, zone(self.ctx.service.time_zone(code)))
 
-    def submit(self, r: Request, cmd: Command, *, at: datetime | None = None) -> Outcome:
+    def submit(self, r: Request, cmd: Command, *, at: datetime | None = None,
+               quiet: bool = False) -> Outcome:
         """Apply `cmd` for the request's sender, and answer it. `at`: a forum post's own
-        time (it counts then); otherwise now, never before the game's clock."""
+        time (it counts then); otherwise now, never before the game's clock. `quiet`: the
+        caller answers an accepted command itself (a refusal is still the service's)."""
         code, seat = r.code, r.seat
         assert code is not None
         service = self.ctx.service
@@ -43,8 +45,8 @@ class Pipeline:
                                   sender=r.sender, monotonic=True)
         else:
             out = service.submit(code, cmd, now=at, msg_id=r.msg.msg_id, sender=r.sender)
-        if out.duplicate or out.status == "rejected":
-            return out  # replied already (the service wrote the refusal)
+        if out.duplicate or out.status == "rejected" or quiet:
+            return out  # replied already (the service wrote the refusal), or the caller will
         if out.status == "noop":
             r.say(t("unchanged"))
             return out

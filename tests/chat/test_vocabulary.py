@@ -101,6 +101,7 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("废票 3 12:59", P("void", seats=(3,), time=time(12, 59))),
     ("代投 3 5", P("proxy", seats=(3, 5))),
     ("代投 3 弃权", P("proxy", seats=(3,), abstain=True)),
+    ("代行 7 验 5 22:10", P("act_for", seats=(7,), text="验 5 22:10")),
     ("确认更正 3", P("confirm_correction", seats=(3,))),
     ("驳回更正 3", P("reject_correction", seats=(3,))),
     ("票型", P("tally")),
