@@ -34,6 +34,15 @@ def test_the_judge_enters_the_seers_check_with_its_sending_time(night: Table) ->
     told = "\n".join(night.transport.dms(night.contact[seer])[before:])
     assert "法官代你提交了" in told and "21:40" in told, told
     assert "查验结果" in told  # the seat's own feedback, as if it had been received
+    # logged as the judge's: the accepted command's sender is the judge
+    from sqlalchemy import select
+
+    from bot.store.models import InboxMessage
+    with night.service.db.read() as s:
+        row = s.scalars(select(InboxMessage).where(InboxMessage.game_id == night.code,
+                                                   InboxMessage.outcome == "accepted")
+                        .order_by(InboxMessage.version.desc())).first()
+    assert row is not None and row.sender == JUDGE and row.command["seat"] == seer
 
 
 @pytest.mark.rules("P-ACTFOR-3")
