@@ -79,7 +79,7 @@ class JudgeDesk:
         r.say(t("export_done", code=r.code, path=str(path), entries=len(data["log"]),
                 digest=hashlib.sha256(text.encode()).hexdigest()[:16]))
 
-    @handles("start", "kick", stage=GAME, role=JUDGE)
+    @handles("start", "kick", "set_options", "set_roles", stage=GAME, role=JUDGE)
     def started(self, r: Request) -> None:
         r.say(t("started_judge_only", code=r.code, what=t(f"started_what.{r.p.verb}")))
 

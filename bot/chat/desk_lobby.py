@@ -13,6 +13,7 @@ from bot.chat.lobby import (
     LobbyError,
     check_game,
     first_day,
+    parse_roles,
     seat_order,
     split_options,
 )
@@ -26,6 +27,7 @@ from bot.ids import GAME_ID
 from bot.service import GameExists
 from bot.store.models import Lobby, LobbyPlayer
 from bot.texts import role_name, ruleset_name, t
+from engine import rng
 from rulesets.data import load
 
 log = logging.getLogger(__name__)
@@ -208,6 +210,75 @@ class LobbyDesk:
             r.tell(m.contact_id, t("kicked", code=r.code))
         r.say(t("received", what=t("cancelled", code=r.code)))
 
+    # 设置, 角色: the judge changes the game before the start (docs/rules-judge.md P-LOBBY) ------
+    @handles("set_options", stage=LOBBY, role=JUDGE)
+    def set_options(self, r: Request) -> None:
+        """`设置 key=value …`: the options change, checked as `新游戏` checks them (with the
+        lobby's roles); `设置` alone shows them. Whoever joined is told what changed."""
+        lobby = r.lobby
+        assert lobby is not None
+        items = list(r.p.words)
+        if not items:
+            r.say(self._rules(lobby))
+            return
+        try:
+            engine_new, chat_all = split_options(items)
+            given = {i.partition("=")[0].strip() for i in items}
+            chat_new = {k: v for k, v in chat_all.items() if k in given}
+            options = {**lobby.options, **engine_new}
+            check_game(lobby.ruleset, lobby.players, options, lobby.roles)
+        except LobbyError as exc:
+            r.say(t("bad_setting" if exc.key == "bad_option" else exc.key, **exc.fields))
+            return
+        self.chats.set_lobby_rules(lobby.code, options=options,
+                                   chat_options={**lobby.chat_options, **chat_new})
+        self._changed(r, lobby.code, " ".join(items))
+
+    @handles("set_roles", stage=LOBBY, role=JUDGE)
+    def set_roles(self, r: Request) -> None:
+        """`角色 狼人×3 预言家 …`: the lobby's own role set (the seat count follows), checked
+        as `新游戏` checks a game; `角色` alone shows the rules."""
+        lobby = r.lobby
+        assert lobby is not None
+        if not r.p.text.strip():
+            r.say(self._rules(lobby))
+            return
+        try:
+            roles = parse_roles(lobby.ruleset, r.p.text)
+            check_game(lobby.ruleset, len(roles), lobby.options, roles)
+        except LobbyError as exc:
+            r.say(t(exc.key, **exc.fields))
+            return
+        joined = len(self.chats.members(lobby.code))
+        if joined > len(roles):
+            r.say(t("too_many_joined", code=lobby.code, joined=joined, players=len(roles)))
+            return
+        self.chats.set_lobby_rules(lobby.code, roles=roles)
+        self._changed(r, lobby.code, self._roles_text(lobby.ruleset, roles))
+
+    def _changed(self, r: Request, code: str, what: str) -> None:
+        """The judge gets the rules as they now are; whoever joined is told what changed."""
+        for m in self.chats.members(code):
+            r.tell(m.contact_id, t("lobby_rules_changed", code=code, what=what))
+        lobby = self.chats.lobby(code)
+        assert lobby is not None
+        r.say(self._rules(lobby))
+
+    def _rules(self, lobby: Lobby) -> str:
+        items = [f"{k}={v}" for k, v in {**lobby.options, **lobby.chat_options}.items()]
+        roles = (self._roles_text(lobby.ruleset, lobby.roles) if lobby.roles
+                 else t("roles_preset"))
+        return t("lobby_rules", code=lobby.code, ruleset=ruleset_name(lobby.ruleset),
+                 players=lobby.players, roles=roles, items=" ".join(items) or t("no_options"))
+
+    @staticmethod
+    def _roles_text(ruleset: str, roles: list[str]) -> str:
+        counts: dict[str, int] = {}
+        for role in roles:
+            counts[role] = counts.get(role, 0) + 1
+        return " ".join(role_name(ruleset, k) + (f"×{n}" if n > 1 else "")
+                        for k, n in counts.items())
+
     @handles("start", stage=LOBBY, role=JUDGE)
     def start(self, r: Request) -> None:
         lobby = r.lobby
@@ -224,9 +295,12 @@ class LobbyDesk:
         names = {m.contact_id: m.forum_name for m in members}
         bindings = {i + 1: (c, names[c]) for i, c in enumerate(order)}
         try:
+            # the judge's own role set is dealt as a preset is: shuffled with the seed
+            dealt = rng.shuffled(seed, 0, list(lobby.roles)) if lobby.roles else None
             self.ctx.service.create_game(
                 game_id=code, ruleset=lobby.ruleset, start=first_day(now), seed=seed,
-                players=lobby.players, options=lobby.options, now=now,
+                players=None if dealt else lobby.players, roles=dealt,
+                options=lobby.options, now=now,
                 bindings=bindings, judge_contact=lobby.judge, time_zone=lobby.time_zone,
                 judge_feed=self._feed(lobby),
                 dm_out=lobby.chat_options.get("public.dm_out") == "true")

@@ -10,6 +10,7 @@ revealed at the end.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
@@ -21,6 +22,7 @@ from bot.texts import t, texts
 from engine import new_game, rng
 from engine.options import MAX_YELLOWS, OptionError
 from engine.ruleset import get_ruleset
+from rulesets.data import load
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +129,41 @@ def option_hint(ruleset: str, key: str, value: Any) -> str:
     return t("option_value", value=str(value)[:40])
 
 
-def check_game(ruleset: str, players: int, options: Mapping[str, Any]) -> None:
-    """Everything `开始` will need, checked now (a LobbyError naming the bad key)."""
+def parse_roles(ruleset: str, text: str) -> list[str]:
+    """`角色 狼人×3 预言家 女巫 守卫 丘比特 村民×5` into role ids, one a seat (a LobbyError
+    saying what was wrong): a role by its Chinese name or its id, `×N` (or xN, *N) for N of it."""
+    names = load(ruleset, "data").get("role_names", {})
+    by_name = {**{v: k for k, v in names.items()}, **{k: k for k in names}}
+    roles: list[str] = []
+    for token in re.split(r"[\s、，,]+", text.strip()):
+        if not token:
+            continue
+        m = re.fullmatch(r"(.+?)(?:[×xX*＊](\d{1,2}))?", token)
+        role = by_name.get(m[1]) if m else None
+        if m is None or role is None:
+            raise LobbyError("bad_roles", detail=t("roles_unknown", name=token[:20],
+                                                   names="、".join(names.values())))
+        roles += [role] * int(m[2] or 1)
+    if not roles:
+        raise LobbyError("bad_roles", detail=t("roles_empty"))
+    return roles
+
+
+def check_game(ruleset: str, players: int, options: Mapping[str, Any],
+               roles: list[str] | None = None) -> None:
+    """Everything `开始` will need, checked now (a LobbyError naming the bad key); with
+    `roles`, the judge's own role set instead of the preset for `players`."""
+    if roles is not None:
+        allowed = counts_text(ruleset).split("、")
+        if str(len(roles)) not in allowed:
+            raise LobbyError("bad_count", ruleset=ruleset, count=len(roles),
+                             counts=counts_text(ruleset))
+        try:
+            _trial(ruleset, len(roles), dict(options), roles)
+        except (OptionError, ValueError) as exc:
+            log.info("roles %r refused: %s", roles, exc)
+            raise LobbyError("bad_roles", detail=t("roles_refused")) from None
+        return
     rs = get_ruleset(ruleset)
     for key in options:
         if key not in rs.option_spec:
@@ -168,9 +203,10 @@ def counts_text(ruleset: str) -> str:
     return "、".join(ok)
 
 
-def _trial(ruleset: str, players: int, options: dict[str, Any]) -> None:
+def _trial(ruleset: str, players: int, options: dict[str, Any],
+           roles: list[str] | None = None) -> None:
     new_game(ruleset=ruleset, game_id="CHECK", seed="0" * 64, start=date(2026, 1, 1),
-             players=players, options=options)
+             players=None if roles else players, roles=roles, options=options)
 
 
 def seat_order(seed: str, contacts: list[str], how: str) -> list[str]:

@@ -169,6 +169,22 @@ class ChatStore:
             if row is not None:
                 row.status = status
 
+    def set_lobby_rules(self, code: str, *, options: dict[str, Any] | None = None,
+                        chat_options: dict[str, Any] | None = None,
+                        roles: list[str] | None = None, players: int | None = None) -> None:
+        """The judge's changes before the start (`设置`, `角色`): what is given replaces."""
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is None:
+                return
+            if options is not None:
+                row.options = dict(options)
+            if chat_options is not None:
+                row.chat_options = dict(chat_options)
+            if roles is not None:
+                row.roles = list(roles)
+                row.players = players if players is not None else len(roles)
+
     def set_chat_options(self, code: str, **values: Any) -> None:
         with self.db.write() as s:
             row = s.get(Lobby, code)

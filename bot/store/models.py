@@ -223,6 +223,8 @@ class Lobby(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     end_requested_at: Mapped[datetime | None] = mapped_column(DateTime)
     host: Mapped[str | None] = mapped_column(String(128), index=True)  # the hosting account
+    # the judge's own role set (`角色`, one role id a seat); None: the ruleset's preset
+    roles: Mapped[Any | None] = mapped_column(JSON)
 
 
 class LobbyPlayer(Base):

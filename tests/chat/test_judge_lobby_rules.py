@@ -1,0 +1,123 @@
+"""`设置` and `角色` before the start (issue 25, part 4; docs/rules-judge.md P-LOBBY-1..3): the
+judge changes a lobby's options and role set, checked as `新游戏` checks them; whoever joined
+is told; after the start they are refused."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from chathelp import fixed_codes, fixed_seeds
+from test_chat_judge import JUDGE, _ids
+
+from bot.chat.bot import ChatBot
+from bot.service import Service
+from bot.store import migrate
+from bot.transport import Incoming
+from bot.transport.memory import MemoryTransport
+
+
+class Lobby:
+    def __init__(self, tmp_path: Path, ruleset: str = "经典") -> None:
+        url = f"sqlite:///{tmp_path / 'chat.db'}"
+        migrate(url)
+        self.service = Service(url)
+        self.transport = MemoryTransport()
+        self.bot = ChatBot(self.service, self.transport, seeds=fixed_seeds(),
+                           codes=fixed_codes(), judges=[JUDGE], export_dir=tmp_path / "x")
+        reply = self.say(JUDGE, f"新游戏 {ruleset}")
+        self.code = re.search(r"游戏码 ([A-Z0-9]{4,8})", reply).group(1)  # type: ignore[union-attr]
+
+    def say(self, sender: str, text: str) -> str:
+        from datetime import datetime
+        from zoneinfo import ZoneInfo
+        before = len(self.transport.sent)
+        self.bot.handle(Incoming(msg_id=f"m{next(_ids)}", sender=sender, text=text,
+                                 at=datetime(2026, 12, 1, 7, 0, tzinfo=ZoneInfo("Asia/Shanghai"))))
+        return "\n".join(s.text for s in self.transport.sent[before:]
+                         if s.kind == "dm" and s.target == sender)
+
+    def join(self, n: int, first: int = 1) -> None:
+        for i in range(first, n + 1):
+            assert "报名成功" in self.say(f"p{i}", f"报名 {self.code} 马甲{i}")
+
+    @property
+    def lobby(self):  # type: ignore[no-untyped-def]
+        return self.bot.chats.lobby(self.code)
+
+
+@pytest.mark.rules("P-LOBBY-1")
+def test_options_change_before_the_start_and_the_game_uses_them(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    lobby.join(3)
+    reply = lobby.say(JUDGE, "设置 votes.channel=dm cards.yellow_to_red=3")
+    assert "votes.channel=dm" in reply and "cards.yellow_to_red=3" in reply, reply
+    assert lobby.lobby.chat_options["votes.channel"] == "dm"
+    assert "法官修改了本局设置" in "\n".join(lobby.transport.dms("p1"))
+    shown = lobby.say(JUDGE, "设置")  # alone: the rules as they are
+    assert f"【{lobby.code}】" in shown and "votes.channel=dm" in shown, shown
+    lobby.join(12, first=4)
+    lobby.say(JUDGE, "开始")
+    state = lobby.service.state(lobby.code)
+    assert state.options["cards.yellow_to_red"] == 3
+
+
+@pytest.mark.rules("P-LOBBY-1")
+def test_a_bad_option_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    before = (dict(lobby.lobby.options), dict(lobby.lobby.chat_options))
+    reply = lobby.say(JUDGE, "设置 no.such.key=1")
+    assert "选项 no.such.key 无效" in reply and "写法：设置" in reply, reply
+    assert "无效" in lobby.say(JUDGE, "设置 votes.channel=carrier-pigeon")
+    assert (lobby.lobby.options, lobby.lobby.chat_options) == before
+    lobby.join(1)
+    assert "只有法官" in lobby.say("p1", "设置 votes.channel=dm")
+    assert lobby.lobby.chat_options == before[1]
+
+
+@pytest.mark.rules("P-LOBBY-2")
+def test_the_judge_sets_the_roles_and_they_are_dealt(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    reply = lobby.say(JUDGE, "角色 狼人×4 预言家 女巫 守卫 丘比特 村民×4")
+    assert "狼人×4" in reply and "村民×4" in reply, reply
+    assert Counter(lobby.lobby.roles) == Counter(
+        {"wolf": 4, "seer": 1, "witch": 1, "guard": 1, "cupid": 1, "villager": 4})
+    lobby.join(12)
+    lobby.say(JUDGE, "开始")
+    state = lobby.service.state(lobby.code)
+    assert Counter(s.role for s in state.seats) == Counter(lobby.lobby.roles)
+    # dealt with the seed, not in the order written
+    assert [s.role for s in state.seats] != lobby.lobby.roles
+
+
+@pytest.mark.rules("P-LOBBY-2")
+def test_a_bad_role_set_is_refused(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    assert "不认识「法师」" in lobby.say(JUDGE, "角色 狼人×3 法师 村民×8")
+    assert "没有 11 人的配置" in lobby.say(JUDGE, "角色 狼人×3 预言家 村民×7")
+    assert lobby.lobby.roles is None and lobby.lobby.players == 12
+    anomaly = Lobby(tmp_path / "a", ruleset="异常") if (tmp_path / "a").mkdir() is None else None
+    assert anomaly is not None
+    reply = anomaly.say(JUDGE, "角色 狼头 预言家 女巫 长老 守卫 猎人 村民×7")
+    assert "13人局" in reply and anomaly.lobby.players == 13, reply
+
+
+@pytest.mark.rules("P-LOBBY-2")
+def test_roles_for_fewer_seats_than_joined_are_refused(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path, ruleset="异常")
+    assert "13人局" in lobby.say(JUDGE, "角色 狼头 预言家 女巫 长老 守卫 猎人 村民×7")
+    lobby.join(13)
+    reply = lobby.say(JUDGE, "角色 狼头 预言家 女巫 长老 守卫 猎人 村民×6")
+    assert "多于 12 个座位" in reply, reply
+    assert lobby.lobby.players == 13
+
+
+@pytest.mark.rules("P-LOBBY-3")
+def test_after_the_start_options_and_roles_are_refused(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    lobby.join(12)
+    lobby.say(JUDGE, "开始")
+    assert "已经开始，不能再修改选项" in lobby.say(JUDGE, "设置 votes.channel=dm")
+    assert "已经开始，不能再修改角色" in lobby.say(JUDGE, "角色 狼人×4 预言家 村民×7")
