@@ -7,6 +7,7 @@ import unicodedata
 from datetime import UTC
 from functools import cache
 
+from bot import access
 from bot.chat.lobby import (
     DEFAULT_PLAYERS,
     RULESETS,
@@ -209,6 +210,51 @@ class LobbyDesk:
         for m in members:
             r.tell(m.contact_id, t("kicked", code=r.code))
         r.say(t("received", what=t("cancelled", code=r.code)))
+
+    # 重开: a finished game's lobby again, with its players ------------------------------------
+    @handles("restart", stage=FREE)
+    def restart(self, r: Request) -> None:
+        """`重开 [CODE]` (docs/rules-judge.md P-LOBBY-4): a new lobby with the rules of a game
+        that is over (its options, its role set, its judge) and its players joined under the
+        same 马甲; each is told and may `退出`. Without a code: the sender's latest game over."""
+        if r.sender not in self.ctx.judges:
+            r.say(t("judge_only"))
+            return
+        code = (r.p.words[0] if r.p.words else "").upper()
+        if not code:
+            latest = self.chats.finished_judged(r.sender)
+            code = latest[0] if latest else ""
+        old = self.chats.lobby(code) if GAME_ID.fullmatch(code or "-") else None
+        if old is None or not access.is_judge(r.sender, self.ctx.judges, old.judge) or (
+                not self._over(old.code)):
+            r.say(t("restart_none"))
+            return
+        now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
+        new = self.chats.open_lobby(
+            self.ctx.codes, ruleset=old.ruleset, players=old.players, options=old.options,
+            chat_options=old.chat_options, judge=old.judge, time_zone=old.time_zone,
+            status="open", created_at=now)
+        if new is None:
+            r.say(t("busy"))
+            return
+        if old.roles:
+            self.chats.set_lobby_rules(new, roles=list(old.roles), players=old.players)
+        missing = []
+        seated = sorted(self.chats.players(old.code).items())
+        for _seat, (contact, name) in seated:
+            if contact is None or name is None or not self.chats.join(new, contact, name):
+                missing.append(name or "?")
+                continue
+            r.tell(contact, t("restarted_player", old=old.code, code=new, name=name))
+        joined = len(seated) - len(missing)
+        r.say(t("restarted", old=old.code, code=new, joined=joined, players=old.players,
+                missing=t("restarted_missing", names="、".join(missing)) if missing else ""))
+
+    def _over(self, code: str) -> bool:
+        try:
+            return self.ctx.service.state(code).over
+        except Exception:  # no game (a lobby cancelled before its start)
+            return False
 
     # 设置, 角色: the judge changes the game before the start (docs/rules-judge.md P-LOBBY) ------
     @handles("set_options", stage=LOBBY, role=JUDGE)

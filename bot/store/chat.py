@@ -253,6 +253,14 @@ class ChatStore:
                 Lobby.judge == contact, Lobby.status.in_(ENDS),
                 of_host(Lobby.host, self.db.host)).order_by(Lobby.code)))
 
+    def finished_judged(self, contact: str) -> list[str]:
+        """The games over that `contact` judged, latest first (for `重开`)."""
+        with self.db.read() as s:
+            return list(s.scalars(select(Lobby.code).join(Game, Game.id == Lobby.code).where(
+                Lobby.judge == contact, Game.status != "active",
+                of_host(Lobby.host, self.db.host)).order_by(Lobby.created_at.desc(),
+                                                            Lobby.code.desc())))
+
     def active_judged(self, contact: str) -> list[str]:
         """`judged`, without the games that are over."""
         with self.db.read() as s:

@@ -121,3 +121,35 @@ def test_after_the_start_options_and_roles_are_refused(tmp_path: Path) -> None:
     lobby.say(JUDGE, "开始")
     assert "已经开始，不能再修改选项" in lobby.say(JUDGE, "设置 votes.channel=dm")
     assert "已经开始，不能再修改角色" in lobby.say(JUDGE, "角色 狼人×4 预言家 村民×7")
+
+
+@pytest.mark.rules("P-LOBBY-4")
+def test_a_finished_game_restarts_with_its_rules_and_players(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    lobby.say(JUDGE, "角色 狼人×4 预言家 女巫 守卫 丘比特 村民×4")
+    lobby.say(JUDGE, "设置 votes.channel=dm")
+    lobby.join(12)
+    lobby.say(JUDGE, "开始")
+    assert "没有可以重开的游戏" in lobby.say(JUDGE, "重开")  # not over yet
+    lobby.say(JUDGE, "结束")
+    lobby.say(JUDGE, "结束 确认")
+    reply = lobby.say(JUDGE, "重开")
+    m = re.search(r"游戏码 ([A-Z0-9]{4,8})", reply)
+    assert m and m[1] != lobby.code and "12/12 人已自动报名" in reply, reply
+    new = lobby.bot.chats.lobby(m[1])
+    assert new is not None and new.roles == lobby.lobby.roles
+    assert new.chat_options["votes.channel"] == "dm"
+    members = {x.contact_id: x.forum_name for x in lobby.bot.chats.members(m[1])}
+    assert members == {f"p{i}": f"马甲{i}" for i in range(1, 13)}
+    assert "你已自动报名（马甲 马甲3）" in "\n".join(lobby.transport.dms("p3"))
+    assert "只有法官" in lobby.say("p1", f"重开 {lobby.code}")
+    lobby.say(JUDGE, f"#{m[1]} 开始")
+    state = lobby.service.state(m[1])
+    assert Counter(s.role for s in state.seats) == Counter(new.roles)
+
+
+@pytest.mark.rules("P-LOBBY-4")
+def test_only_a_game_that_is_over_restarts(tmp_path: Path) -> None:
+    lobby = Lobby(tmp_path)
+    assert "没有可以重开的游戏" in lobby.say(JUDGE, f"重开 {lobby.code}")  # not even started
+    assert "没有可以重开的游戏" in lobby.say(JUDGE, "重开 NOSUCH")

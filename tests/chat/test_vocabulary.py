@@ -104,6 +104,7 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("代行 7 验 5 22:10", P("act_for", seats=(7,), text="验 5 22:10")),
     ("设置 votes.channel=dm", P("set_options", words=("votes.channel=dm",))),
     ("角色 狼人×4 村民×8", P("set_roles", text="狼人×4 村民×8")),
+    ("重开 G00001", P("restart", words=("G00001",))),
     ("确认更正 3", P("confirm_correction", seats=(3,))),
     ("驳回更正 3", P("reject_correction", seats=(3,))),
     ("票型", P("tally")),
