@@ -250,6 +250,35 @@ class LobbyDesk:
         r.say(t("restarted", old=old.code, code=new, joined=joined, players=old.players,
                 missing=t("restarted_missing", names="、".join(missing)) if missing else ""))
 
+    # 复盘: the whole game as forum posts, once it is over ---------------------------------------
+    @handles("replay", stage=FREE)
+    def replay(self, r: Request) -> None:
+        """`复盘 [CODE]` (docs/rules-judge.md P-REPLAY-1): a game over, as forum posts for
+        its judge to paste; refused while it runs (it reveals every role)."""
+        from bot.chat.replay import POST_LIMIT, replay_posts
+
+        if r.sender not in self.ctx.judges:
+            r.say(t("judge_only"))
+            return
+        code = (r.p.words[0] if r.p.words else "").upper()
+        if not code:
+            latest = self.chats.finished_judged(r.sender)
+            code = latest[0] if latest else ""
+        lobby = self.chats.lobby(code) if GAME_ID.fullmatch(code or "-") else None
+        if lobby is None or not access.is_judge(r.sender, self.ctx.judges, lobby.judge) or (
+                lobby.status != "started"):
+            r.say(t("replay.none"))
+            return
+        if not self._over(code):
+            r.say(t("replay.not_over", code=code))
+            return
+        service = self.ctx.service
+        names = {n: name for n, (_, name) in self.chats.players(code).items()}
+        posts = replay_posts(code, service.state(code), service.log(code), names)
+        r.say(t("replay.sent", n=len(posts), limit=POST_LIMIT))
+        for post in posts:
+            r.say(post)
+
     def _over(self, code: str) -> bool:
         try:
             return self.ctx.service.state(code).over

@@ -105,6 +105,7 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("设置 votes.channel=dm", P("set_options", words=("votes.channel=dm",))),
     ("角色 狼人×4 村民×8", P("set_roles", text="狼人×4 村民×8")),
     ("重开 G00001", P("restart", words=("G00001",))),
+    ("复盘", P("replay")),
     ("确认更正 3", P("confirm_correction", seats=(3,))),
     ("驳回更正 3", P("reject_correction", seats=(3,))),
     ("票型", P("tally")),
