@@ -6,14 +6,14 @@ deadlines and cards); the judge's view says everything.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
 
 from bot.feed import describe_deadline, submission
 from bot.render import render_event
 from bot.service import event_of
 from bot.store.models import LogEntry
 from bot.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
+from engine.events import Event
 from engine.model import GameState
 from engine.votes import tally
 from rulesets.data import load
@@ -175,27 +175,82 @@ def vote_tally(state: GameState, code: str, now: datetime) -> str:
 
 
 def publish(state: GameState, code: str, log: list[LogEntry]) -> str:
-    """The day's forum text: every public event since the last day opened (or the start),
-    and the judge's own reminders (kill posts) under a line not to be pasted."""
-    start = 0
-    for i, row in enumerate(log):
-        if row.kind == "event" and row.type in ("DayOpened", "GameCreated"):
-            start = i
-    public: list[str] = []
-    notes: list[str] = []
+    """`公示` (docs/rules-judge.md P-POST-1, P-POST-2): the forum post for now, ready to paste.
+    In a day, its open post: the dawn (who went out, who lives), yesterday's 票型 by voter with
+    each post's time and its outcome, the last words, the sheriff, the period's public cards,
+    today's times, and what was announced since; at night, the day's result post: its 票型
+    and outcome and what was announced since. The judge's own reminders (kill posts) follow
+    under a line not to be pasted."""
+    rows = [(i, row, event_of(row.body)) for i, row in enumerate(log) if row.kind == "event"]
+    opened = [i for i, row, _ in rows if row.type in ("DayOpened", "GameCreated")]
+    start = opened[-1] if opened else 0
+    in_day = state.phase.startswith("D")
     day = state.day or 1
-    for row in log[start:]:
-        if row.kind != "event":
-            continue
-        aud: dict[str, Any] = row.audience or {}
-        ev = event_of(row.body)
-        if aud.get("public"):
-            text = render_event(ev, state.ruleset)
-            if text and row.type not in ("VotePosted",):
-                public.append(text)
-        elif row.type == "PoisonFeedback" and ev.data.get("out"):
-            notes.append(t("kill_post_note", seat=ev.data.get("target")))
-    lines = [t("publish_head", code=code, day=day), *(public or [t("publish_empty")])]
+    voted_day = day - 1 if in_day else day  # the 票型 of the day that closed last
+    lines = [t("post.open_head" if in_day else "post.result_head", code=code, day=day)]
+    public = [(i, row, ev) for i, row, ev in rows if (row.audience or {}).get("public")
+              and row.type != "VotePosted"]
+    lines += [x for i, row, ev in public if i == start and row.type == "DayOpened"
+              and (x := render_event(ev, state.ruleset))]
+    if voted_day >= 1:
+        lines += _ballot_lines(rows, voted_day)
+        outcome = [x for _, row, ev in public if row.phase == f"D{voted_day}"
+                   and row.type in OUTCOME_TYPES and (x := render_event(ev, state.ruleset))]
+        if outcome:
+            lines += [t("post.outcome"), *outcome]
+    if in_day:
+        period = (f"D{day - 1}", f"N{day - 1}", f"D{day}")
+        words = [x for _, row, ev in public if row.type == "LastWords" and row.phase in period
+                 and (x := render_event(ev, state.ruleset))]
+        if words:
+            lines += [t("post.last_words"), *words]
+        # (the period's cards and the living are in the dawn's own text)
+        if state.sheriff:
+            lines.append(t("post.sheriff", seat=state.sheriff))
+        close = state.schedule.close_at(day)
+        lines.append(t("post.times", open=_clock(state.schedule.open_at(day)),
+                       close=_clock(close), no_change=_clock(close - timedelta(minutes=60)),
+                       proxy=_clock(close - timedelta(minutes=30))))
+    since = [x for i, row, ev in public if i > start
+             and row.type not in (*OUTCOME_TYPES, "LastWords")
+             and (x := render_event(ev, state.ruleset))]
+    if since:
+        lines += [t("post.since"), *since]
+    if not in_day:
+        lines.append(t("post.living", seats=seats_text(state.living_numbers())))
+    notes = [t("kill_post_note", seat=ev.data.get("target")) for i, row, ev in rows
+             if i >= start and row.type == "PoisonFeedback" and ev.data.get("out")]
     if notes:
         lines += [t("publish_note"), *notes]
     return "\n".join(lines)
+
+
+OUTCOME_TYPES = ("VoteResult", "Exiled", "RevoteOpened", "NoSheriff", "SheriffChanged")
+
+
+def _clock(at: datetime) -> str:
+    return at.strftime("%H:%M")
+
+
+def _ballot_lines(rows: list[tuple[int, LogEntry, Event]], day: int) -> list[str]:
+    """Day `day`'s 票型 by voter: every post in order with its time (投, 改票, 更正, 废票,
+    弃权, 代投)."""
+    posts: dict[int, list[str]] = {}
+    for _, row, ev in rows:
+        if row.type != "VotePosted" or row.phase != f"D{day}":
+            continue
+        d = ev.data
+        target = t("words.abstain") if d.get("target") is None else t(
+            "words.seat", n=d["target"])
+        mode = d.get("mode", "vote")
+        if d.get("target") is None and mode in ("vote", "change"):
+            mode += "_abstain"
+        what = t(f"post.modes.{mode}", target=target)
+        if d.get("by_judge"):
+            what = t("post.by_judge", what=what)
+        posts.setdefault(int(d["voter"]), []).append(t("post.at", what=what,
+                                                       at=_clock(ev.at)))
+    if not posts:
+        return [t("post.no_ballots", day=day)]
+    return [t("post.ballots", day=day), *(t("post.ballot", seat=n, posts="；".join(p))
+                                          for n, p in sorted(posts.items()))]
