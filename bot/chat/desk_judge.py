@@ -115,8 +115,10 @@ class JudgeDesk:
             r.say(t("act_for.nothing_owed", seat=seat))
             return
         if at > due or (start is not None and at < start):
-            r.say(t("act_for.outside", time=at.strftime("%H:%M"),
-                    start=start.strftime("%H:%M") if start else "", due=due.strftime("%H:%M")))
+            window = t("act_for.window", start=start.strftime("%H:%M"),
+                       due=due.strftime("%H:%M")) if start else t(
+                "act_for.until", due=due.strftime("%H:%M"))
+            r.say(t("act_for.outside", time=at.strftime("%H:%M"), window=window))
             return
         cmd = seat_command(self.chats, r, inner, seat, state)
         if cmd is None:
