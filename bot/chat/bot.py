@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot import access
+from bot.chat import views
 from bot.chat.desk_judge import JudgeDesk
 from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
@@ -183,6 +184,11 @@ class ChatBot:
                 return
         recent = list(events) or self.chats.last_events(gid)
         self.rooms.sync(gid, state, recent, lobby)
+        if any(e.type == "DayOpened" for e in events) and lobby.chat_options.get(
+                "public.channel") == "room" and self.chats.room_id(gid, "public"):
+            # The public room gets the whole open post with the dawn (P-POST-3).
+            details = views.open_details(state, self.service.log(gid))
+            self.chats.public_post(f"{gid}/open-post/D{state.day}", gid, "\n".join(details))
 
     # routing -----------------------------------------------------------------------------------
     def _route(self, msg: Incoming, r: Request) -> None:

@@ -192,25 +192,7 @@ def publish(state: GameState, code: str, log: list[LogEntry]) -> str:
               and row.type != "VotePosted"]
     lines += [x for i, row, ev in public if i == start and row.type == "DayOpened"
               and (x := render_event(ev, state.ruleset))]
-    if voted_day >= 1:
-        lines += _ballot_lines(rows, voted_day)
-        outcome = [x for _, row, ev in public if row.phase == f"D{voted_day}"
-                   and row.type in OUTCOME_TYPES and (x := render_event(ev, state.ruleset))]
-        if outcome:
-            lines += [t("post.outcome"), *outcome]
-    if in_day:
-        period = (f"D{day - 1}", f"N{day - 1}", f"D{day}")
-        words = [x for _, row, ev in public if row.type == "LastWords" and row.phase in period
-                 and (x := render_event(ev, state.ruleset))]
-        if words:
-            lines += [t("post.last_words"), *words]
-        # (the period's cards and the living are in the dawn's own text)
-        if state.sheriff:
-            lines.append(t("post.sheriff", seat=state.sheriff))
-        close = state.schedule.close_at(day)
-        lines.append(t("post.times", open=_clock(state.schedule.open_at(day)),
-                       close=_clock(close), no_change=_clock(close - timedelta(minutes=60)),
-                       proxy=_clock(close - timedelta(minutes=30))))
+    lines += _details(state, rows, public, voted_day, day if in_day else None)
     since = [x for i, row, ev in public if i > start
              and row.type not in (*OUTCOME_TYPES, "LastWords")
              and (x := render_event(ev, state.ruleset))]
@@ -226,13 +208,52 @@ def publish(state: GameState, code: str, log: list[LogEntry]) -> str:
 
 
 OUTCOME_TYPES = ("VoteResult", "Exiled", "RevoteOpened", "NoSheriff", "SheriffChanged")
+Rows = list[tuple[int, LogEntry, Event]]
+
+
+def open_details(state: GameState, log: list[LogEntry]) -> list[str]:
+    """What the open post says beyond the dawn's own announcement (P-POST-1): what the public
+    room gets with the dawn at the open (P-POST-3)."""
+    rows = [(i, row, event_of(row.body)) for i, row in enumerate(log) if row.kind == "event"]
+    public = [(i, row, ev) for i, row, ev in rows if (row.audience or {}).get("public")
+              and row.type != "VotePosted"]
+    day = state.day or 1
+    return _details(state, rows, public, day - 1, day)
+
+
+def _details(state: GameState, rows: Rows, public: Rows, voted_day: int,
+             today: int | None) -> list[str]:
+    """Day `voted_day`'s 票型 and outcome; with `today` (a day open), the period's last
+    words, the sheriff and today's times."""
+    lines: list[str] = []
+    if voted_day >= 1:
+        lines += _ballot_lines(rows, voted_day)
+        outcome = [x for _, row, ev in public if row.phase == f"D{voted_day}"
+                   and row.type in OUTCOME_TYPES and (x := render_event(ev, state.ruleset))]
+        if outcome:
+            lines += [t("post.outcome"), *outcome]
+    if today is None:
+        return lines
+    period = (f"D{today - 1}", f"N{today - 1}", f"D{today}")
+    words = [x for _, row, ev in public if row.type == "LastWords" and row.phase in period
+             and (x := render_event(ev, state.ruleset))]
+    if words:
+        lines += [t("post.last_words"), *words]
+    # (the period's cards and the living are in the dawn's own text)
+    if state.sheriff:
+        lines.append(t("post.sheriff", seat=state.sheriff))
+    close = state.schedule.close_at(today)
+    lines.append(t("post.times", open=_clock(state.schedule.open_at(today)),
+                   close=_clock(close), no_change=_clock(close - timedelta(minutes=60)),
+                   proxy=_clock(close - timedelta(minutes=30))))
+    return lines
 
 
 def _clock(at: datetime) -> str:
     return at.strftime("%H:%M")
 
 
-def _ballot_lines(rows: list[tuple[int, LogEntry, Event]], day: int) -> list[str]:
+def _ballot_lines(rows: Rows, day: int) -> list[str]:
     """Day `day`'s 票型 by voter: every post in order with its time (投, 改票, 更正, 废票,
     弃权, 代投)."""
     posts: dict[int, list[str]] = {}

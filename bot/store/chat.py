@@ -111,6 +111,18 @@ class ChatStore:
                 .limit(1)).first()
         return (row.created_at, row.text) if row else None
 
+    def public_post(self, key: str, game_id: str, text: str) -> None:
+        """A post in the game's public room, as the router writes one (target `public`): in
+        the current turn it merges with the router's post of the same step (one message)."""
+        now = utcnow()
+        turn, due = hold(now)
+        with self.db.write() as s:
+            if s.scalar(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)) is not None:
+                return  # written before (a retried step)
+            s.add(OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None, channel="public",
+                            target="public", address=None, text=text, created_at=now,
+                            attempts=0, next_attempt_at=due, priority=NORMAL, turn=turn))
+
     def post(self, key: str, game_id: str, group: str, room: str, text: str) -> None:
         with self.db.write() as s:
             s.add(chat_row(key, room, text, game_id, group=group))

@@ -55,3 +55,26 @@ def test_the_open_post_has_yesterday_today_and_the_living(tmp_path: Path) -> Non
     assert f"存活：{alive}" in text, text
     if table.state.sheriff:
         assert f"警长：{table.state.sheriff}号" in text
+
+
+@pytest.mark.rules("P-POST-3")
+def test_the_public_room_gets_the_whole_open_post_in_one_message(tmp_path: Path) -> None:
+    from chathelp import ZONE
+    from chathelp import Table as RoomTable
+
+    table = RoomTable(tmp_path)
+    try:
+        code = table.game("新游戏 经典 public.channel=room votes.channel=dm")
+        room = table.room(code, "public")
+        table.link(code)
+        table.move_to(datetime(2026, 12, 1, 9, 0, tzinfo=ZONE))
+        for n in table.state(code).living_numbers():
+            table.send(table.contact(code, n), "投 1")
+        opened = table.move_to(datetime(2026, 12, 2, 9, 5, tzinfo=ZONE))
+        posts = [s.text for s in opened if s.kind == "post" and s.target == room]
+        dawn = [p for p in posts if "第2天讨论日开始" in p]
+        assert len(dawn) == 1, posts  # one message: the dawn and the rest of the open post
+        assert "第1天票型" in dawn[0] and "今日时间：" in dawn[0], dawn[0]
+        assert dawn[0].index("第2天讨论日开始") < dawn[0].index("第1天票型")
+    finally:
+        table.close()
