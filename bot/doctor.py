@@ -55,11 +55,11 @@ class Checkup:
 
 def doctor(out: TextIO, timeout: float = TIMEOUT) -> int:
     """Print the checkup; 0 when nothing needs doing."""
-    from bot.chat.live import LiveSettings
+    from bot.chat.live import LiveSettings, setting_names
 
     check = Checkup(out)
     check.head("title")
-    settings, values = _settings(check, LiveSettings)
+    settings, values = _settings(check, LiveSettings, setting_names())
     url = _database(check, values.get("database_url") or "sqlite:///wolfjudge.db")
     if settings is not None or values.get("endpoint"):
         _gateway(check, values, url, timeout)
@@ -75,10 +75,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 # settings ----------------------------------------------------------------------------------------
-def _settings(check: Checkup, model: Any) -> tuple[Any, dict[str, Any]]:
+def _settings(check: Checkup, model: Any, names: dict[str, str]
+              ) -> tuple[Any, dict[str, Any]]:
     """The settings from the environment (None if any is missing or bad) and the values that
-    were good."""
-    names = {f: info.validation_alias.choices[0] for f, info in model.model_fields.items()}
+    were good; `names`: each field's environment variable."""
     check.head("settings")
     errors: dict[str, str] = {}
     settings = None

@@ -65,7 +65,7 @@ def copy_json(value: Any) -> Any:
     if cls is tuple:
         return value if all(type(v) in _ATOM_TYPES for v in value) else tuple(
             copy_json(v) for v in value)
-    if isinstance(value, BaseModel) or (_is_record(cls) and not _frozen(cls)):
+    if isinstance(value, BaseModel) or (_is_record(cls) and not is_frozen(cls)):
         return clone(value)
     if isinstance(value, _ATOMS | frozenset) or _is_record(cls):  # (a frozen record: shared)
         return value
@@ -92,7 +92,8 @@ def _namespace(cls: type) -> dict[str, Any]:
             "_cls": cls}
 
 
-def _frozen(cls: type) -> bool:
+def is_frozen(cls: type) -> bool:
+    """A frozen model or dataclass (shared by every copy, never changed)."""
     if issubclass(cls, BaseModel):
         return bool(cls.model_config.get("frozen"))
     return bool(cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
@@ -139,7 +140,7 @@ def _expr(tp: Any, var: str, ns: dict[str, Any], depth: int = 0) -> str | None:
         return None
     if isinstance(tp, type):
         if issubclass(tp, BaseModel) or _is_record(tp):
-            return None if _frozen(tp) else f"_clone({var})"
+            return None if is_frozen(tp) else f"_clone({var})"
         if issubclass(tp, _ATOMS):
             return None
     return f"_deepcopy({var})"
@@ -152,7 +153,7 @@ def _compile_record(cls: type) -> Callable[[Any], Any]:
     ns = _namespace(cls)
     # A frozen record is shared, never copied; should one be copied all the same (clone() of
     # it), its fields are set through object.__setattr__.
-    frozen = _frozen(cls)
+    frozen = is_frozen(cls)
     lines = ["def copy_model(m):", "    n = _new(_cls)"]
     for f in dataclasses.fields(cls):
         expr = _expr(hints[f.name], "v", ns)

@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engine.clone import is_frozen
+
 
 class ViewWriteError(TypeError):
     """Something handed out to read only was written (use `ctx.seat(n)` or the state's field
@@ -34,13 +36,6 @@ _ATOMS = (int, float, str, bool, bytes, type(None))
 _WRITERS = frozenset({"set_status", "clear_status", "append", "extend", "insert", "remove",
                       "pop", "clear", "update", "setdefault", "add", "discard", "sort",
                       "reverse", "popitem"})
-
-
-def _frozen(value: Any) -> bool:
-    if isinstance(value, BaseModel):
-        return bool(type(value).model_config.get("frozen"))
-    params = getattr(type(value), "__dataclass_params__", None)
-    return bool(params is not None and params.frozen)
 
 
 def read_only(value: Any) -> Any:
@@ -57,7 +52,7 @@ def read_only(value: Any) -> Any:
         return tuple(read_only(v) for v in value)
     if isinstance(value, (set, frozenset)):
         return frozenset(value)
-    if _frozen(value) or not (is_dataclass(value) or isinstance(value, BaseModel)):
+    if not (is_dataclass(value) or isinstance(value, BaseModel)) or is_frozen(type(value)):
         return value  # a frozen record, a date, an enum …
     return ReadOnly(value)
 
@@ -98,11 +93,6 @@ def _reader(method: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         return read_only(method(*args, **kwargs))
     return call
-
-
-def unwrap(value: Any) -> Any:
-    """The object behind a view (for code of the engine that was given one by a ruleset)."""
-    return object.__getattribute__(value, "_target") if isinstance(value, ReadOnly) else value
 
 
 # strict mode -----------------------------------------------------------------------------------

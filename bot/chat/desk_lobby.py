@@ -220,13 +220,8 @@ class LobbyDesk:
         if r.sender not in self.ctx.judges:
             r.say(t("judge_only"))
             return
-        code = (r.p.words[0] if r.p.words else "").upper()
-        if not code:
-            latest = self.chats.finished_judged(r.sender)
-            code = latest[0] if latest else ""
-        old = self.chats.lobby(code) if GAME_ID.fullmatch(code or "-") else None
-        if old is None or not access.is_judge(r.sender, self.ctx.judges, old.judge) or (
-                not self._over(old.code)):
+        old = self._judged_lobby(r)
+        if old is None or not self._over(old.code):
             r.say(t("restart_none"))
             return
         now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
@@ -260,15 +255,11 @@ class LobbyDesk:
         if r.sender not in self.ctx.judges:
             r.say(t("judge_only"))
             return
-        code = (r.p.words[0] if r.p.words else "").upper()
-        if not code:
-            latest = self.chats.finished_judged(r.sender)
-            code = latest[0] if latest else ""
-        lobby = self.chats.lobby(code) if GAME_ID.fullmatch(code or "-") else None
-        if lobby is None or not access.is_judge(r.sender, self.ctx.judges, lobby.judge) or (
-                lobby.status != "started"):
+        lobby = self._judged_lobby(r)
+        if lobby is None or lobby.status != "started":
             r.say(t("replay.none"))
             return
+        code = lobby.code
         if not self._over(code):
             r.say(t("replay.not_over", code=code))
             return
@@ -278,6 +269,18 @@ class LobbyDesk:
         r.say(t("replay.sent", n=len(posts), limit=POST_LIMIT))
         for post in posts:
             r.say(post)
+
+    def _judged_lobby(self, r: Request) -> Lobby | None:
+        """The lobby `重开` or `复盘` names (`CODE`, else the sender's latest game over), if
+        the sender judges it."""
+        code = (r.p.words[0] if r.p.words else "").upper()
+        if not code:
+            latest = self.chats.finished_judged(r.sender)
+            code = latest[0] if latest else ""
+        lobby = self.chats.lobby(code) if GAME_ID.fullmatch(code or "-") else None
+        if lobby is None or not access.is_judge(r.sender, self.ctx.judges, lobby.judge):
+            return None
+        return lobby
 
     def _over(self, code: str) -> bool:
         try:

@@ -92,17 +92,21 @@ class LiveSettings(BaseSettings):
                               rooms_per_hour=self.rooms_per_hour)
 
 
+def setting_names() -> dict[str, str]:
+    """Each setting's field and its environment variable (what a message names)."""
+    return {f: str(info.validation_alias.choices[0])  # type: ignore[union-attr]
+            for f, info in LiveSettings.model_fields.items()}
+
+
 def load_settings() -> LiveSettings:
     """The settings, or a SystemExit naming each missing or bad one."""
     try:
         return LiveSettings()  # from the environment
     except ValidationError as exc:
-        names = {"endpoint": "WECHATY_PUPPET_SERVICE_ENDPOINT",
-                 "token": "WECHATY_PUPPET_SERVICE_TOKEN", "judges": "WOLFJUDGE_JUDGES"}
         problems = []
         for err in exc.errors():
-            field = str(err["loc"][0]) if err["loc"] else "?"
-            name = names.get(field, field)
+            # (pydantic names a field by its alias: the environment variable itself)
+            name = str(err["loc"][0]) if err["loc"] else "?"
             problems.append(f"{name} is not set" if err["type"] == "missing"
                             else f"{name}: {err['msg']}")
         raise SystemExit("wolfjudge run: " + "; ".join(problems)
@@ -235,9 +239,9 @@ def prepare_schema(url: str) -> None:
     """A new database gets its schema (as the console's does); an older one is refused by
     the service, which names `wolfjudge migrate` (a migration is the operator's step)."""
     from bot.store import migrate
-    from bot.store.db import is_empty
+    from bot.store.db import schema_state
 
-    if is_empty(url):
+    if schema_state(url).state == "new":
         migrate(url)
 
 

@@ -154,8 +154,7 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
     """Everything `开始` will need, checked now (a LobbyError naming the bad key); with
     `roles`, the judge's own role set instead of the preset for `players`."""
     if roles is not None:
-        allowed = counts_text(ruleset).split("、")
-        if str(len(roles)) not in allowed:
+        if len(roles) not in counts(ruleset):
             raise LobbyError("bad_count", ruleset=ruleset, count=len(roles),
                              counts=counts_text(ruleset))
         try:
@@ -192,15 +191,20 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
                          detail=t("option_conflict", detail="、".join(options))) from None
 
 
-def counts_text(ruleset: str) -> str:
+def counts(ruleset: str) -> list[int]:
+    """The seat counts the ruleset plays (those it has a preset for)."""
     ok = []
     for n in range(4, 31):
         try:
             get_ruleset(ruleset).preset(n, {})
         except (OptionError, ValueError, KeyError):
             continue
-        ok.append(str(n))
-    return "、".join(ok)
+        ok.append(n)
+    return ok
+
+
+def counts_text(ruleset: str) -> str:
+    return "、".join(str(n) for n in counts(ruleset))
 
 
 def _trial(ruleset: str, players: int, options: dict[str, Any],

@@ -15,7 +15,7 @@ from bot.render import render_for_judge
 from bot.store.codec import decode
 from bot.store.games import event_of
 from bot.store.models import LogEntry
-from bot.texts import role_name, ruleset_name, t
+from bot.texts import phase_text, role_name, ruleset_name, t
 from engine.commands import parse_command
 from engine.model import GameState
 from rulesets.data import load
@@ -54,19 +54,13 @@ def _roles(state: GameState, names: Mapping[int, str | None]) -> list[str]:
     return out
 
 
-def _phase_title(phase: str) -> str:
-    if phase[:1] in "DN" and phase[1:].isdigit():
-        return t("replay.day" if phase[0] == "D" else "replay.night", n=int(phase[1:]))
-    return t("replay.setup")
-
-
 def _timeline(log: Iterable[LogEntry], ruleset: str) -> list[str]:
     out: list[str] = []
     phase = None
     for row in log:
         if row.phase != phase:
             phase = row.phase
-            out.append(_phase_title(phase))
+            out.append(phase_text(phase))
         if row.kind == "command":
             cmd = parse_command(decode(row.body))
             if cmd.kind in ("tick", "vote"):  # what a tick fired follows; votes: the 票型

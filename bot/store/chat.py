@@ -197,12 +197,6 @@ class ChatStore:
                 row.roles = list(roles)
                 row.players = players if players is not None else len(roles)
 
-    def set_chat_options(self, code: str, **values: Any) -> None:
-        with self.db.write() as s:
-            row = s.get(Lobby, code)
-            if row is not None:
-                row.chat_options = {**row.chat_options, **values}
-
     def ask_once(self, code: str, group: str) -> bool:
         """Whether the judge is to be asked to make `group`'s room by hand now (not before)."""
         with self.db.write() as s:

@@ -183,16 +183,6 @@ def migrate(url: str | None = None, revision: str = "head", engine: Engine | Non
             engine.dispose()
 
 
-def is_empty(url: str) -> bool:
-    """No table at all: a new database (a missing SQLite file is one)."""
-    engine = make_engine(url)
-    try:
-        with engine.connect() as conn:
-            return not inspect(conn).get_table_names()
-    finally:
-        engine.dispose()
-
-
 @dataclass(frozen=True)
 class SchemaState:
     """What `wolfjudge doctor` says of a database: `state` is new (no table, or a SQLite file
