@@ -26,11 +26,13 @@ from bot.render import render_event
 from bot.service import Service
 from bot.store.codec import decode
 from bot.store.games import event_of
-from bot.store.models import LogEntry
+from bot.store.models import UNDO, LogEntry
 from bot.store.signing import ALG, public_key, sign, verify
+from bot.undo import NOTICE, NOTICE_PUBLIC
 from engine import handle, new_game, rng
 from engine.commands import parse_command
 from engine.events import Rejection
+from engine.model import GameState
 from engine.options import validate_options
 from engine.ruleset import get_ruleset
 from rulesets.data import load
@@ -83,6 +85,8 @@ def _log_entry(r: LogEntry) -> dict[str, Any]:
                              "msg_id": r.msg_id}
     if r.kind == "command":
         entry["command"] = _json(decode(r.body))
+    elif r.kind == UNDO:
+        entry["undo"] = {"seq": int(decode(r.body)["seq"])}
     else:
         ev = event_of(r.body)
         entry["at"] = ev.at.isoformat()
@@ -127,6 +131,9 @@ def timeline(export: dict[str, Any]) -> str:
         if e["kind"] == "command":
             cmd = parse_command(e["command"])
             lines.append(f"{head} ▶ 指令：{describe_command(cmd)}")
+            continue
+        if e["kind"] == UNDO:
+            lines.append(f"{head} ▶ 法官撤销第 {e['undo']['seq']} 条记录的指令")
             continue
         ev = event_of({"type": e["type"], "class_version": e.get("class_version", 1),
                        "at": e["at"], "phase": e["phase"], "audience": e["audience"],
@@ -188,6 +195,15 @@ class _EventRow(_Shape):
     data: dict[str, Any]
 
 
+class _UndoRow(_Shape):
+    seq: int
+    kind: Literal["undo"]
+    type: str
+    at: str
+    phase: str
+    undo: dict[str, int]
+
+
 class _Header(_Shape):
     id: str
     ruleset: str
@@ -207,7 +223,7 @@ class _Export(_Shape):
     format: Literal["wolfjudge-export/1", "wolfjudge-export/2"]
     game: _Header
     players: list[dict[str, Any]]
-    log: list[Annotated[_CommandRow | _EventRow, Field(discriminator="kind")]]
+    log: list[Annotated[_CommandRow | _EventRow | _UndoRow, Field(discriminator="kind")]]
     refused: list[dict[str, Any]]
     signature: _Signature | None = None
 
@@ -354,9 +370,21 @@ def _replay(params: dict[str, Any], log: list[dict[str, Any]]) -> Check:
     try:
         state, events = new_game(**params)
         produced = [e.model_dump(mode="json") for e in events]
-        for e in log:
-            if e["kind"] != "command":
+        undone: set[int] = set()
+        in_undo = False
+        for i, e in enumerate(log):
+            if e["kind"] == UNDO:
+                # The replay without every command undone so far (bot/undo.py); the undo's
+                # notices are the bot's, read as logged.
+                undone.add(e["undo"]["seq"])
+                state = _replay_without(params, log[:i], undone, e["version"])
+                in_undo = True
                 continue
+            if e["kind"] != "command":
+                if in_undo and e["type"] in (NOTICE, NOTICE_PUBLIC):
+                    produced.append(_event_json(e))
+                continue
+            in_undo = False
             out = handle(state, parse_command(e["command"]),
                          datetime.fromisoformat(e["at"]))
             if isinstance(out, Rejection):
@@ -365,8 +393,24 @@ def _replay(params: dict[str, Any], log: list[dict[str, Any]]) -> Check:
             produced += [ev.model_dump(mode="json") for ev in events]
     except Exception as exc:  # a broken file must give a verdict, not a traceback
         return Check("replay", False, f"{type(exc).__name__}: {exc}")
-    logged = [{"type": e["type"], "class_version": e.get("class_version", 1), "at": e["at"],
-               "phase": e["phase"], "audience": e["audience"], "data": e["data"]}
-              for e in log if e["kind"] == "event"]
+    logged = [_event_json(e) for e in log if e["kind"] == "event"]
     same = json.loads(json.dumps(produced)) == json.loads(json.dumps(logged))
     return Check("replay", same, f"{len(logged)} events recomputed from the commands")
+
+
+def _event_json(e: dict[str, Any]) -> dict[str, Any]:
+    return {"type": e["type"], "class_version": e.get("class_version", 1), "at": e["at"],
+            "phase": e["phase"], "audience": e["audience"], "data": e["data"]}
+
+
+def _replay_without(params: dict[str, Any], log: list[dict[str, Any]], skip: set[int],
+                    version: int) -> GameState:
+    """The state of the commands of `log` but those in `skip` (an undo's state)."""
+    state, _ = new_game(**params)
+    for e in log:
+        if e["kind"] == "command" and e["seq"] not in skip:
+            out = handle(state, parse_command(e["command"]), datetime.fromisoformat(e["at"]))
+            if isinstance(out, Rejection):
+                raise ValueError(f"seq {e['seq']} refused without the undone: {out.code}")
+            state = out[0]
+    return state.model_copy(update={"version": version})

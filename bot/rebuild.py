@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 from bot.feed import describe_command
 from bot.store.codec import decode
 from bot.store.games import GameStore, event_of
-from bot.store.models import LogEntry
+from bot.store.models import UNDO
+from bot.undo import NOTICE, NOTICE_PUBLIC, groups, replay, undone
 from engine import handle, new_game
 from engine.commands import parse_command
 from engine.events import Rejection
 from engine.model import GameState
+
+NOTICES = (NOTICE, NOTICE_PUBLIC)
 
 
 @dataclass
@@ -35,19 +38,24 @@ def rebuild(store: GameStore, game_id: str, *, write: bool = False) -> RebuildRe
     params, snapshot, last_seq, rows = store.stored(game_id)
     report = RebuildReport(game_id, None, snapshot)
     state, events = new_game(**params)
-    groups: list[tuple[LogEntry | None, list[LogEntry]]] = [(None, [])]
-    for row in rows:
-        if row.kind == "command":
-            groups.append((row, []))
-        else:
-            groups[-1][1].append(row)
     expect_seq = 1
     for row in rows:
         if row.seq != expect_seq:
             report.problems.append(f"seq {expect_seq} is missing (next is {row.seq})")
             expect_seq = row.seq
         expect_seq += 1
-    for head, logged in groups:
+    for head, logged in groups(rows):
+        if head is not None and head.kind == UNDO:
+            # An undo (bot/undo.py): the replay without every command undone so far.
+            skip = undone(r for r in rows if r.seq <= head.seq)
+            replayed = replay(params, rows, skip, until=head.seq)
+            if isinstance(replayed, str):
+                report.problems.append(f"seq {head.seq}: the undo does not replay: {replayed}")
+                return report
+            state = replayed[0].model_copy(update={"version": head.version})
+            if any(event_of(r.body).type not in NOTICES for r in logged):
+                report.problems.append(f"seq {head.seq}: an undo's rows are not its notices")
+            continue
         if head is not None:
             cmd = parse_command(decode(head.body))
             out = handle(state, cmd, head.at)

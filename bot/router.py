@@ -38,7 +38,8 @@ from engine.model import Deadline, GameState
 BROADCAST = frozenset({
     "GameCreated", "DayOpened", "NightStarted", "VoteResult", "Exiled", "RevoteOpened",
     "NoSheriff", "SheriffChanged", "RedCard", "YellowCardPublic", "CampSurrendered",
-    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed"})
+    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed",
+    "CommandUndonePublic"})
 EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 PUBLIC_ROOM = "public"
 

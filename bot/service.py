@@ -25,12 +25,13 @@ from bot.feed import DEFAULT_FEED
 from bot.gametime import DEFAULT_TIME_ZONE, zone
 from bot.ids import GAME_ID, MAX_ID, new_seed, tick_message_id
 from bot.outbox import turn
-from bot.router import Message, RoomsView, route
+from bot.router import BROADCAST, Message, RoomsView, route
 from bot.store.codec import decode, encode, state_of
 from bot.store.db import Database, Host
 from bot.store.games import (
     CACHE_SIZE,
     COMMAND,
+    MAX_TRIES,
     ConcurrencyError,
     Decision,
     GameExists,
@@ -38,10 +39,12 @@ from bot.store.games import (
     Loaded,
     MessageIdReused,
     Outcome,
+    Route,
     UnknownGame,
     event_of,
 )
 from bot.store.models import Game, LogEntry
+from bot.undo import Candidate, candidates, effective, notices, plan, what
 from engine import handle, new_game
 from engine.commands import Command, Tick
 from engine.events import Event, Rejection
@@ -269,6 +272,11 @@ class Service:
     def log(self, game_id: str) -> list[LogEntry]:
         return self.store.log(game_id)
 
+    def game_log(self, game_id: str) -> list[LogEntry]:
+        """The log as the game stands: without undone commands and the undos (bot/undo.py);
+        what the posts (公示, 复盘) read."""
+        return effective(self.store.log(game_id))
+
     def is_judge(self, game_id: str, contact: str) -> bool:
         return contact in self.judges or access.is_judge(contact, (),
                                                          self.store.game_judge(game_id))
@@ -358,6 +366,51 @@ class Service:
         return self.submit(game_id, command, now=now, msg_id=msg_id, sender=sender,
                            monotonic=monotonic)
 
+    # undoing a judge's command (bot/undo.py) ----------------------------------------------------
+    def undoable(self, game_id: str) -> list[Candidate]:
+        """The judge's commands that can still be undone, the latest first (P-UNDO-1)."""
+        return self._undoable(game_id, self.store.log(game_id))
+
+    def _undoable(self, game_id: str, rows: Sequence[LogEntry]) -> list[Candidate]:
+        senders = self.store.senders(game_id)
+        own = self.store.game_judge(game_id)
+
+        def by_judge(row: LogEntry) -> bool:
+            sender = senders.get(row.msg_id or "")
+            return sender is not None and access.is_judge(sender, self.judges, own)
+
+        return candidates(rows, by_judge)
+
+    def undo(self, game_id: str, seq: int, *, now: datetime, msg_id: str | None = None,
+             dry_run: bool = False) -> Candidate | str:
+        """Undo the judge's command logged at `seq` (P-UNDO): the state becomes the replay
+        without it, the log gains an undo row, and whoever was told of it is told of the
+        undo. The undone command, or the text key of the refusal. `dry_run`: only whether
+        it could be undone now (nothing is written)."""
+        for _ in range(MAX_TRIES):
+            loaded = self.store.load(game_id)
+            params, _, _, rows = self.store.stored(game_id)
+            if len(rows) != loaded.last_seq:
+                continue  # a command committed between the two reads
+            if loaded.state.over:
+                return "undo.over"
+            target = next((c for c in self._undoable(game_id, rows) if c.seq == seq), None)
+            if target is None:
+                return "undo.not_undoable"
+            got = plan(params, rows, target, loaded.version + 1)
+            if isinstance(got, str) or dry_run:
+                return got if isinstance(got, str) else target
+            state = got.state
+            now = max(now, loaded.clock)
+            events = notices(got.undone_events, what(target), now,
+                             loaded.state.phase, lambda type_: type_ in BROADCAST)
+
+            if self.store.commit_undo(loaded, seq, state, events, now, msg_id,
+                                      _undo_messages(game_id, loaded.dm_out)):
+                self._committed(game_id, state, tuple(events))
+                return target
+        raise ConcurrencyError(f"{game_id}: gave up undoing after {MAX_TRIES} tries")
+
     # rebuilding --------------------------------------------------------------------------------
     def rebuild(self, game_id: str, *, write: bool = False) -> Any:
         """new_game + every logged command through the engine, compared with the snapshot
@@ -368,6 +421,15 @@ class Service:
         if write and report.state is not None:
             self._committed(game_id, report.state)
         return report
+
+
+def _undo_messages(game_id: str, dm_out: bool) -> Route:
+    """An undo's notices as the router sends them; the judge's answer is the desk's reply."""
+    def messages(new: GameState, evs: Sequence[Event], head: int,
+                 rooms: RoomsView) -> list[Message]:
+        return [m for m in route(game_id, new, evs, head=head, cmd=None, rooms=rooms,
+                                 feed="off", dm_out=dm_out) if m.channel != "judge"]
+    return messages
 
 
 def _no_messages(state: GameState, events: Sequence[Event], head: int,

@@ -359,3 +359,15 @@ class CardWaived(Payload):
     seat: int
     duty: str
     waiver: str
+
+
+# Written by the bot's undo (bot/undo.py, `撤销`), never by the engine: a notice that a judge's
+# command was undone, told where that command's events were told (P-UNDO-4).
+@payload("CommandUndone")
+class CommandUndone(Payload):
+    what: str
+
+
+@payload("CommandUndonePublic")
+class CommandUndonePublic(Payload):
+    what: str

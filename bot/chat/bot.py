@@ -187,7 +187,7 @@ class ChatBot:
         if any(e.type == "DayOpened" for e in events) and lobby.chat_options.get(
                 "public.channel") == "room" and self.chats.room_id(gid, "public"):
             # The public room gets the whole open post with the dawn (P-POST-3).
-            details = views.open_details(state, self.service.log(gid))
+            details = views.open_details(state, self.service.game_log(gid))
             self.chats.public_post(f"{gid}/open-post/D{state.day}", gid, "\n".join(details))
 
     # routing -----------------------------------------------------------------------------------

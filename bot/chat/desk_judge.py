@@ -21,12 +21,14 @@ from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
 from bot.texts import t
+from bot.undo import what as undo_what
 from engine import commands as engine_commands
 from engine.events import Rejection
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
 # The judge's commands the engine takes (bot/commands/convert.py judge_command).
+UNDO_CONFIRM = timedelta(minutes=10)  # how long a 撤销 N waits for 撤销 确认
 ENGINE_VERBS = ("record_vote", "change", "correct", "void", "proxy", "confirm_correction",
                 "reject_correction", "yellow", "red", "notice", "contact", "close_at",
                 "open_at", "schedule", "extend")
@@ -37,6 +39,8 @@ class JudgeDesk:
         self.ctx = ctx
         self.chats = ctx.chats
         self.pipeline = pipeline
+        # 撤销 N of a command the table was told of, waiting for 撤销 确认: code -> (seq, asked)
+        self._undo_asked: dict[str, tuple[int, datetime]] = {}
 
     # the judge's view ----------------------------------------------------------------------------
     @handles("status", stage=GAME, role=JUDGE)
@@ -63,7 +67,7 @@ class JudgeDesk:
     def publish(self, r: Request) -> None:
         assert r.code is not None
         r.say(views.publish(self.ctx.service.state(r.code), r.code,
-                            self.ctx.service.log(r.code)))
+                            self.ctx.service.game_log(r.code)))
 
     @handles("export", stage=GAME, role=JUDGE)
     def export(self, r: Request) -> None:
@@ -135,6 +139,56 @@ class JudgeDesk:
         if contact is not None:
             r.tell(contact, t("act_for.told", what=what, time=shown))
         r.say(t("act_for.done", seat=seat, what=what, time=shown))
+
+    # 撤销: undo a judge's command of this phase ---------------------------------------------------
+    @handles("undo", stage=GAME, role=JUDGE)
+    def undo(self, r: Request) -> None:
+        """`撤销 [列表|编号|确认]` (docs/rules-judge.md P-UNDO): the latest, or numbered, judge's
+        command of the phase still open; one the table was told of waits for `撤销 确认`."""
+        assert r.code is not None
+        code, service = r.code, self.ctx.service
+        word = r.p.words[0] if r.p.words else None
+        now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
+        found = service.undoable(code)
+        if word == "list":
+            items = [t("undo.item", seq=c.seq, time=c.at.strftime("%H:%M"),
+                       what=undo_what(c),
+                       public=t("undo.public_mark") if c.public else "") for c in found]
+            r.say(t("undo.list_title", items="\n".join(items)) if items else t("undo.none"))
+            return
+        if word == "confirm":
+            asked = self._undo_asked.pop(code, None)
+            if asked is None or now - asked[1] > UNDO_CONFIRM:
+                r.say(t("undo.no_request"))
+                return
+            self._undo(r, asked[0])
+            return
+        seq = r.p.count if r.p.count is not None else found[0].seq if found else None
+        target = next((c for c in found if c.seq == seq), None)
+        if target is None:
+            r.say(t("undo.none") if seq is None else t("undo.not_undoable", seq=seq))
+            return
+        if target.public:
+            refused = service.undo(code, target.seq, now=now, dry_run=True)
+            if isinstance(refused, str):
+                r.say(t(refused, seq=target.seq))
+                return
+            self._undo_asked[code] = (target.seq, now)
+            r.say(t("undo.confirm", what=undo_what(target), seq=target.seq,
+                    time=target.at.strftime("%H:%M")))
+            return
+        self._undo(r, target.seq)
+
+    def _undo(self, r: Request, seq: int) -> None:
+        assert r.code is not None
+        got = self.ctx.service.undo(r.code, seq, now=self.pipeline.wall(r.code, r.msg.at),
+                                    msg_id=r.msg.msg_id)
+        if isinstance(got, str):
+            r.say(t(got, seq=seq))
+            return
+        told = ("undo.told_public" if got.public else "undo.told_seats"
+                if got.told else "undo.told_nobody")
+        r.say(t("undo.done", what=undo_what(got), seq=seq, told=t(told)))
 
     # commands into the engine --------------------------------------------------------------------
     @handles(*ENGINE_VERBS, stage=GAME, role=JUDGE)

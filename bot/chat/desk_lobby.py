@@ -265,7 +265,7 @@ class LobbyDesk:
             return
         service = self.ctx.service
         names = {n: name for n, (_, name) in self.chats.players(code).items()}
-        posts = replay_posts(code, service.state(code), service.log(code), names)
+        posts = replay_posts(code, service.state(code), service.game_log(code), names)
         r.say(t("replay.sent", n=len(posts), limit=POST_LIMIT))
         for post in posts:
             r.say(post)

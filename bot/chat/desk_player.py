@@ -88,7 +88,7 @@ class PlayerDesk:
         assert r.code is not None and r.seat is not None
         _, name = self.chats.players(r.code).get(r.seat, (None, None))
         r.say(views.player_status(self.ctx.service.state(r.code), r.seat, r.code, name or "",
-                                  self.ctx.service.log(r.code)))
+                                  self.ctx.service.game_log(r.code)))
 
     @handles("leave", stage=GAME, role=PLAYER)
     def leave(self, r: Request) -> None:

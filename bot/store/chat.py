@@ -429,7 +429,7 @@ class ChatStore:
         """The events of the game's last command."""
         with self.db.read() as s:
             head = s.scalar(select(func.max(LogEntry.seq)).where(
-                LogEntry.game_id == game_id, LogEntry.kind == "command")) or 0
+                LogEntry.game_id == game_id, LogEntry.kind != "event")) or 0
             bodies = list(s.scalars(select(LogEntry.body).where(
                 LogEntry.game_id == game_id, LogEntry.seq > head).order_by(LogEntry.seq)))
         return [event_of(b) for b in bodies]

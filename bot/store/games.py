@@ -40,6 +40,7 @@ from bot.store.codec import decode, encode, encode_state, state_of
 from bot.store.db import Database, Host, of_host
 from bot.store.hot import hot
 from bot.store.models import (
+    UNDO,
     Card,
     DeadlineRow,
     Game,
@@ -677,15 +678,20 @@ class GameStore:
     def _append(self, s: Session | Connection, gid: str, state: GameState, version: int,
                 events: list[Event], cmd: Command | None, now: datetime, msg_id: str | None, *,
                 seq0: int = 0, phase: str = "SETUP", body: Any = None,
-                judge_contact: str | None | _Unread = UNREAD, route: Route) -> None:
-        """Log rows (the command, then its events) and their outbox rows."""
+                judge_contact: str | None | _Unread = UNREAD, route: Route,
+                undo: int | None = None) -> None:
+        """Log rows (the command, then its events) and their outbox rows. `undo`: the head
+        row is an undo naming that command's seq (bot/undo.py), not a command."""
         rows: list[dict[str, Any]] = []
         seq = seq0
-        if cmd is not None:
+        if cmd is not None or undo is not None:
             seq += 1
-            rows.append({"game_id": gid, "seq": seq, "version": version, "kind": "command",
-                         "type": cmd.kind, "at": now, "phase": phase, "audience": {},
-                         "body": body if body is not None else encode(cmd.model_dump()),
+            rows.append({"game_id": gid, "seq": seq, "version": version,
+                         "kind": "command" if cmd is not None else UNDO,
+                         "type": cmd.kind if cmd is not None else UNDO, "at": now,
+                         "phase": phase, "audience": {},
+                         "body": {"seq": undo} if cmd is None else
+                         body if body is not None else encode(cmd.model_dump()),
                          "msg_id": msg_id})
         head = seq
         for ev in events:
@@ -788,6 +794,37 @@ class GameStore:
                 .order_by(InboxMessage.received_at, InboxMessage.msg_id)))
             s.expunge_all()
         return game, rows, players, refused
+
+    # undoing a command (bot/undo.py) -------------------------------------------------------------
+    def senders(self, game_id: str) -> dict[str, str | None]:
+        """Who sent each accepted command with a message id (whose a log row's command is)."""
+        with self.db.read() as s:
+            rows = s.execute(select(InboxMessage.msg_id, InboxMessage.sender).where(
+                InboxMessage.game_id == game_id, InboxMessage.outcome == "accepted"))
+            return {msg_id: sender for msg_id, sender in rows}
+
+    def commit_undo(self, old: Loaded, target: int, new: GameState, events: list[Event],
+                    now: datetime, msg_id: str | None, route: Route) -> bool:
+        """An undo in one transaction: its log row (kind `undo`, naming the undone command's
+        seq), its notices with their outbox rows, and the replayed state as the snapshot,
+        under the version check. False: the game moved on since `old` was read (nothing is
+        written; the caller decides again)."""
+        gid = old.game_id
+        last = old.last_seq + 1 + len(events)
+        try:
+            with self.db.write_core() as s, _guarded(s, _WRITE, {
+                    "gid": gid, "old": old.version, "b_version": new.version,
+                    "b_last_seq": last, "b_clock": max(old.clock, now),
+                    "b_state": encode_state(new), "b_updated_at": utcnow()}):
+                self._append(s, gid, new, new.version, events, None, now, msg_id,
+                             seq0=old.last_seq, phase=old.state.phase,
+                             judge_contact=old.judge_contact, route=route, undo=target)
+                self._sync_deadlines(s, gid, old.state, new)
+                self._sync_cards(s, gid, old.state, new)
+        except _Conflict:
+            return False
+        self.forget(gid)
+        return True
 
     # rebuilding --------------------------------------------------------------------------------
     def stored(self, game_id: str) -> tuple[dict[str, Any], GameState, int, list[LogEntry]]:

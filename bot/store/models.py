@@ -86,6 +86,9 @@ class Snapshot(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+UNDO = "undo"  # the kind of a log row undoing a command (bot/undo.py); body {"seq": N}
+
+
 class LogEntry(Base):
     """The append-only log: each accepted command (kind `command`) followed by its events.
 
@@ -98,7 +101,7 @@ class LogEntry(Base):
     game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     version: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8))  # command | event
+    kind: Mapped[str] = mapped_column(String(8))  # command | event | undo
     type: Mapped[str] = mapped_column(String(64))  # event type, or the command's kind
     at: Mapped[datetime] = mapped_column(DateTime)
     phase: Mapped[str] = mapped_column(String(16))

@@ -1,0 +1,157 @@
+"""`撤销 [列表|编号|确认]` (issue 25, part 3; docs/rules-judge.md P-UNDO-1..5): a judge's own
+command of the phase still open is undone, event-sourced: the log keeps it and gains an undo
+row, the state is the replay without it, and whoever was told of it is told of the undo."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from test_chat_judge import JUDGE, Table, _day1
+
+from bot.audit import export_game, verify_export
+from bot.store.models import UNDO
+
+
+@pytest.fixture
+def day(tmp_path: Path) -> Table:
+    table = Table(tmp_path)
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 12, 0))
+    return table
+
+
+def _number(listing: str, what: str) -> int:
+    m = re.search(rf"(\d+)\. \d\d:\d\d .*{what}", listing)
+    assert m is not None, listing
+    return int(m[1])
+
+
+def _agree(table: Table) -> None:
+    """The stored state is the replay of the log (rebuild), and so is the export of the game
+    ended then (verify)."""
+    report = table.service.rebuild(table.code)
+    assert report.ok, report.problems
+    table.say(JUDGE, "结束")
+    table.say(JUDGE, "结束 确认")
+    assert table.state.over
+    checks = verify_export(export_game(table.service, table.code), commitment=None)
+    replay = next(c for c in checks if c.name == "replay")
+    assert replay.ok, replay.detail
+    assert table.service.rebuild(table.code).ok
+
+
+@pytest.mark.rules("P-UNDO-1", "P-UNDO-2", "P-UNDO-4")
+def test_undo_of_a_public_card_asks_for_confirmation_and_is_announced(day: Table) -> None:
+    day.say(JUDGE, "黄牌 9 发言违规")
+    assert day.state.seat(9).yellow == 1
+    listing = day.say(JUDGE, "撤销 列表")
+    n = _number(listing, "9号 黄牌")
+    assert "已公开" in listing
+    before = {s: len(day.transport.dms(c)) for s, c in day.contact.items()}
+    asked = day.say(JUDGE, f"撤销 {n}")
+    assert "撤销 确认" in asked and "9号 黄牌" in asked, asked
+    assert day.state.seat(9).yellow == 1  # nothing yet
+    done = day.say(JUDGE, "撤销 确认")
+    assert "已撤销" in done and "已公开通知" in done, done
+    assert day.state.seat(9).yellow == 0
+    for seat, contact in day.contact.items():  # the card was told to every seat: so is the undo
+        told = day.transport.dms(contact)[before[seat]:]
+        assert any("法官撤销了此前的一项操作：法官给 9号 黄牌" in m for m in told), (seat, told)
+        assert len(told) == 1  # one message each
+    rows = day.service.log(day.code)
+    undo = [r for r in rows if r.kind == UNDO]
+    assert len(undo) == 1 and undo[0].body == {"seq": n}
+    assert any(r.kind == "command" and r.seq == n for r in rows)  # the log keeps the command
+    assert "撤销 确认" not in day.say(JUDGE, "撤销 列表")
+    assert "没有待确认" in day.say(JUDGE, "撤销 确认")
+    _agree(day)
+
+
+@pytest.mark.rules("P-UNDO-1", "P-UNDO-4")
+def test_a_private_waiver_is_undone_at_once(day: Table) -> None:
+    day.say(JUDGE, "报备 10")
+    assert day.state.seat(10).notice
+    before = len(day.transport.dms(day.contact[10]))
+    done = day.say(JUDGE, "撤销")  # the latest: no confirmation, nobody but the judge knew
+    assert "已撤销" in done and "报备" in done and "没有通知任何玩家" in done, done
+    assert not day.state.seat(10).notice
+    assert day.transport.dms(day.contact[10])[before:] == []  # told of neither
+    _agree(day)
+
+
+@pytest.mark.rules("P-UNDO-1")
+def test_a_vote_entered_by_the_judge_is_undone_and_leaves_the_day_post(day: Table) -> None:
+    day.say(JUDGE, "记票 3 5 10:30")
+    day.say(JUDGE, "记票 4 6 11:00")
+    listing = day.say(JUDGE, "撤销 列表")
+    n = _number(listing, r"记票.*3号")
+    day.say(JUDGE, f"撤销 {n}")
+    if 3 in day.state.votes:  # a public vote post: confirmed first
+        day.say(JUDGE, "撤销 确认")
+    assert 3 not in day.state.votes and day.state.votes[4][-1].target == 6
+    post = day.say(JUDGE, "公示")
+    assert "法官撤销" not in post
+    _agree(day)
+
+
+@pytest.mark.rules("P-UNDO-3")
+def test_undo_after_the_phase_moved_on_is_refused(day: Table) -> None:
+    day.say(JUDGE, "报备 10")
+    n = _number(day.say(JUDGE, "撤销 列表"), "报备")
+    day.move(datetime(2026, 12, 1, 21, 5))  # the day closed: night 1
+    assert day.state.phase == "N1"
+    assert "没有可以撤销" in day.say(JUDGE, "撤销 列表")
+    assert "不能撤销" in day.say(JUDGE, f"撤销 {n}")
+    assert day.state.seat(10).notice  # unchanged
+    _agree(day)
+
+
+@pytest.mark.rules("P-UNDO-3")
+def test_a_command_a_later_one_depends_on_stays(day: Table) -> None:
+    seat = day.role_seat("villager")
+    day.say(JUDGE, f"黄牌 {seat}")
+    day.say(JUDGE, f"黄牌 {seat}")  # the second yellow is a red card: it depends on the first
+    assert day.state.seat(seat).red and not day.state.seat(seat).alive
+    listing = day.say(JUDGE, "撤销 列表")
+    first, second = sorted(int(n) for n in re.findall(r"(\d+)\. \d\d:\d\d ", listing))
+    assert "之后的操作依赖" in day.say(JUDGE, f"撤销 {first}")
+    assert day.state.seat(seat).yellow == 2
+    day.say(JUDGE, f"撤销 {second}")
+    assert "已撤销" in day.say(JUDGE, "撤销 确认")
+    assert day.state.seat(seat).alive and day.state.seat(seat).yellow == 1
+    day.say(JUDGE, f"撤销 {first}")
+    assert "已撤销" in day.say(JUDGE, "撤销 确认")
+    assert day.state.seat(seat).yellow == 0
+    _agree(day)
+
+
+@pytest.mark.rules("P-UNDO-1", "P-UNDO-4", "P-UNDO-5")
+def test_an_act_for_is_undone_and_the_seat_is_told(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 21, 5))
+    seer = table.role_seat("seer")
+    target = next(n for n in range(1, 13) if n != seer)
+    table.move(datetime(2026, 12, 1, 22, 0))
+    table.say(JUDGE, f"代行 {seer} 验 {target} 21:40")
+    assert table.state.night.slots["see"].sub is not None
+    before = len(table.transport.dms(table.contact[seer]))
+    assert "已撤销" in table.say(JUDGE, "撤销")
+    assert table.state.night.slots["see"].sub is None
+    told = table.transport.dms(table.contact[seer])[before:]
+    assert any("法官撤销了此前的一项操作" in m for m in told), told
+    # the seer may send the check again
+    assert "查验结果" in table.seat(seer, f"验 {target}")
+    _agree(table)
+
+
+@pytest.mark.rules("P-UNDO-1")
+def test_only_the_judges_own_commands(day: Table) -> None:
+    day.move(datetime(2026, 12, 1, 21, 5))
+    wolf = day.role_seat("wolf")
+    day.seat(wolf, "刀 3")  # a player's own action is not the judge's to undo
+    assert "没有可以撤销" in day.say(JUDGE, "撤销 列表")
+    assert "只有法官能用" in day.seat(wolf, "撤销")
