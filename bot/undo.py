@@ -34,7 +34,7 @@ from engine.model import GameState
 UNDOABLE = frozenset({"judge_card", "judge_waiver", "judge_proxy", "judge_correction",
                       "judge_set_time", "judge_set_schedule", "judge_extend", "vote", "act"})
 # Events that say the phase moved on: after one, nothing before it can be undone.
-PHASE_MOVES = frozenset({"NightResolving", "DayOpened", "NightStarted", "VoteResult",
+PHASE_MOVES = frozenset({"NightResolving", "DawnReview", "DayOpened", "NightStarted", "VoteResult",
                          "RevoteOpened", "GameOver", "GameEnded"})
 # The undo's notices (engine/payloads.py): a public one told as the announcement was.
 NOTICE, NOTICE_PUBLIC = "CommandUndone", "CommandUndonePublic"

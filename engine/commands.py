@@ -148,6 +148,12 @@ class JudgeResume(_Cmd):
     kind: Literal["judge_resume"] = "judge_resume"
 
 
+class JudgeDawn(_Cmd):
+    """`天亮`: publish the night's resolution the judge reviewed (resolve.judge_review)."""
+
+    kind: Literal["judge_dawn"] = "judge_dawn"
+
+
 class JudgeEnd(_Cmd):
     """End the game early, without a winner: the roles and the seed are revealed."""
 
@@ -171,6 +177,7 @@ Command = Annotated[
     | JudgeSetSchedule
     | JudgePause
     | JudgeResume
+    | JudgeDawn
     | JudgeEnd,
     Field(discriminator="kind"),
 ]

@@ -373,19 +373,27 @@ class Ctx:
         if slot is None or cmd.seat not in slot.seats:
             self.reject("not_your_skill", skill=cmd.skill)
         assert slot is not None
-        if slot.expired:
+        if slot.expired or self._past_held(slot):
             self.reject("deadline_passed")
         return self.night.slots[key]
+
+    def _past_held(self, slot: Slot) -> bool:
+        """A slot whose deadline is held for the judge's review of the dawn (engine.flow
+        `_start_review`) takes an action made before that deadline only."""
+        night: Night | None = self.view("night")
+        held = night.data.get("review") if night is not None else None
+        return held is not None and (slot.deadline_id not in held
+                                     or self.now > datetime.fromisoformat(held[slot.deadline_id]))
 
     def open_slots(self, seat: int) -> list[Slot]:
         """The night slots `seat` may still answer (for a `pass`); refuses if there are none."""
         night: Night | None = self.view("night")  # read only until there is one
         if night is None or not any(seat in s.seats and not s.final and not s.expired
-                                    for s in night.slots.values()):
+                                    and not self._past_held(s) for s in night.slots.values()):
             self.reject("nothing_to_pass")
         night = self.night
         return [s for s in night.slots.values()
-                if seat in s.seats and not s.final and not s.expired]
+                if seat in s.seats and not s.final and not s.expired and not self._past_held(s)]
 
     def submit(self, slot: Slot, cmd: Act, targets: list[int | None]) -> None:
         if slot.final:

@@ -23,6 +23,7 @@ from engine.commands import (
     Handover,
     JudgeCard,
     JudgeCorrection,
+    JudgeDawn,
     JudgeEnd,
     JudgeExtend,
     JudgePause,
@@ -40,7 +41,7 @@ from engine.commands import (
 from engine.context import Ctx, GameOver, Reject
 from engine.duties import act, card, handover, lastwords, surrender, waiver
 from engine.events import Event, Rejection
-from engine.flow import fire, maybe_resolve
+from engine.flow import fire, maybe_resolve, publish_dawn
 from engine.model import GameState
 from engine.ruleset import get_ruleset
 from engine.voting import judge_correction, proxy, vote
@@ -109,5 +110,6 @@ _HANDLERS: dict[type, Callable[[Ctx, Any], None]] = {
     JudgeSetSchedule: set_schedule,
     JudgePause: lambda ctx, cmd: pause(ctx),
     JudgeResume: lambda ctx, cmd: resume(ctx),
+    JudgeDawn: lambda ctx, cmd: publish_dawn(ctx, by_judge=True),
     JudgeEnd: end,
 }

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from engine.context import Ctx
 from engine.duties import handover_missed
-from engine.model import Deadline, Night
+from engine.model import Deadline, GameState, Night
 from engine.votes import ABSTAIN, REVOTE, tally
 from engine.voting import lapse_corrections
 
@@ -23,11 +23,15 @@ def fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
         night = state.night
         if night is None or night.resolved:
             return
+        last = not any(d.kind == "night" for d in state.deadlines)
+        if last and ctx.o.resolve_judge_review:
+            _start_review(ctx, {ident: dl.due})  # the deadline fires when the dawn is published
+            return
         slot = next((s for s in night.slots.values() if s.deadline_id == ident), None)
         if slot is not None:
             slot.expired = True
             ctx.rs.slot_expired(ctx, slot)
-        if not any(d.kind == "night" for d in state.deadlines):
+        if last:
             _resolve(ctx)
     elif dl.kind == "handover":
         handover_missed(ctx)
@@ -90,13 +94,69 @@ def maybe_resolve(ctx: Ctx) -> None:
     if not ctx.state.phase.startswith("N"):
         return
     night = ctx.view("night")
-    if night and not night.resolved and ctx.o.night_resolve_early and ctx.rs.ready(ctx):
+    if night and not night.resolved and REVIEW not in night.data and (
+            ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
         _resolve(ctx)
 
 
-def _resolve(ctx: Ctx) -> None:
+# The judge's review of the dawn (docs/rules-judge.md P-REVIEW): night.data[REVIEW] while the
+# resolution waits for `天亮` (JudgeDawn) or the day's open.
+REVIEW = "review"
+
+
+def reviewing(state: GameState) -> bool:
+    night = state.night
+    return night is not None and not night.resolved and REVIEW in night.data
+
+
+def _start_review(ctx: Ctx, held: dict[str, datetime]) -> None:
+    """The night would resolve now: with `resolve.judge_review` it waits for the judge. The
+    night's deadlines still pending are held (they fire at the publication; until their due
+    time an action still counts: `代行`, or a player's own before a deadline not yet due);
+    the day opens no sooner than `resolve.review_minutes` after the night's last deadline."""
+    state = ctx.state
+    night = state.night
+    assert night is not None
+    held = {**held, **{d.id: d.due for d in state.deadlines if d.kind == "night"}}
+    ctx.drop_deadlines(lambda d: d.kind == "night")
+    night.data[REVIEW] = {k: v.isoformat() for k, v in held.items()}
+    day = night.day + 1
+    last = max([ctx.now, *held.values()])
+    until = (last + timedelta(minutes=ctx.o.resolve_review_minutes)).replace(
+        second=0, microsecond=0)
+    if until > state.schedule.open_at(day):
+        state.schedule.opens[day] = until
+        ctx.retime_deadlines()
+        ctx.announce("TimeChanged", which="open", day=day, at=until.isoformat(sep=" "))
+    ctx.note("DawnReview", day=night.day,
+             until=state.schedule.open_at(day).strftime("%m-%d %H:%M"))
+
+
+def publish_dawn(ctx: Ctx, *, by_judge: bool) -> None:
+    """`天亮`, or the day's open: the held deadlines fire (a slot still unanswered is missed,
+    as at its deadline) and the night resolves."""
+    state = ctx.state
+    night = state.night
+    if not reviewing(state):
+        ctx.reject("no_review")
+    assert night is not None
+    held = night.data.pop(REVIEW)
+    ctx.note("DawnPublished", day=night.day, by_judge=by_judge)
+    for ident in held:
+        slot = next((s for s in night.slots.values() if s.deadline_id == ident), None)
+        if slot is not None and not slot.expired:
+            slot.expired = True
+            ctx.rs.slot_expired(ctx, slot)
+    _resolve(ctx, publish=True)
+
+
+def _resolve(ctx: Ctx, *, publish: bool = False) -> None:
     night = ctx.state.night
     assert night is not None
+    if ctx.o.resolve_judge_review and not publish:
+        if REVIEW not in night.data:
+            _start_review(ctx, {})
+        return
     night.resolved = True
     ctx.drop_deadlines(lambda d: d.kind == "night")
     ctx.note("NightResolving", day=night.day)
@@ -106,8 +166,10 @@ def _resolve(ctx: Ctx) -> None:
 
 def _open_day(ctx: Ctx, day: int) -> None:
     state = ctx.state
-    if state.night is not None and not state.night.resolved:
-        _resolve(ctx)
+    if reviewing(state):
+        publish_dawn(ctx, by_judge=False)
+    elif state.night is not None and not state.night.resolved:
+        _resolve(ctx, publish=True)
     state.phase = f"D{day}"
     state.day = day
     state.votes = {}

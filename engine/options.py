@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
@@ -84,6 +85,11 @@ class Options(BaseModel):
     # Keys a subclass declares that come, in the stored dict, right after another key (key ->
     # the key it follows), so that a game's options dict keeps the key order it always had.
     placed_after: ClassVar[dict[str, str]] = {}
+    # Keys added after games were stored: a game keeps them in its options dict only when set
+    # away from their default (`typed_options` gives the default back), so the options, and
+    # the snapshots, of every game without them stay what they were
+    # (tests/test_stored_games.py). A subclass adds its own to its parent's.
+    added_keys: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def keys(cls) -> list[str]:
@@ -100,7 +106,8 @@ class Options(BaseModel):
     def dump(self) -> dict[str, Any]:
         """The plain dict a game's state keeps (GameState.options)."""
         values = self.model_dump(by_alias=True)
-        return {key: values[key] for key in self.keys()}
+        quiet = {k for k in self.added_keys if values[k] == _defaults(type(self))[k]}
+        return {key: values[key] for key in self.keys() if key not in quiet}
 
     @classmethod
     def parse(cls, given: dict[str, Any], camps: tuple[str, ...] = ()) -> Options:
@@ -156,6 +163,15 @@ class CommonOptions(Options):
     deadlines_revote: Minutes = opt("deadlines.revote", "30min")
     # DM reminder this long before a deadline; 0 = off
     reminders_before: Minutes = opt("reminders.before", "30min")
+    # Not in RULES.md §5 (docs/rules-judge.md P-REVIEW): the judge reviews each night's
+    # resolution before it is published (`天亮`); the day opens no sooner than this long after
+    # the night's last deadline.
+    resolve_judge_review: StrictBool = opt("resolve.judge_review", False)
+    resolve_review_minutes: Annotated[Minutes, Field(ge=0, le=240)] = opt(
+        "resolve.review_minutes", "30min")
+
+    added_keys: ClassVar[frozenset[str]] = frozenset({
+        "resolve.judge_review", "resolve.review_minutes"})
 
     def check(self, camps: tuple[str, ...]) -> None:
         if not 0 <= self.cards_yellow_to_red <= MAX_YELLOWS:
@@ -165,6 +181,12 @@ class CommonOptions(Options):
             raise OptionError(
                 f"bad value {self.check_no_unlost_camp!r} for option 'check.no_unlost_camp': "
                 f"one of {', '.join(sorted(allowed))}")
+
+
+@cache
+def _defaults(model: type[Options]) -> dict[str, Any]:
+    """Every key's default value, validated (a duration as minutes)."""
+    return model.model_validate({}).model_dump(by_alias=True)
 
 
 def _first_error(model: type[Options], given: dict[str, Any], exc: ValidationError

@@ -371,3 +371,16 @@ class CommandUndone(Payload):
 @payload("CommandUndonePublic")
 class CommandUndonePublic(Payload):
     what: str
+
+
+# The judge's review of the dawn (resolve.judge_review; docs/rules-judge.md P-REVIEW).
+@payload("DawnReview")
+class DawnReview(Payload):
+    day: int
+    until: str
+
+
+@payload("DawnPublished")
+class DawnPublished(Payload):
+    day: int
+    by_judge: bool

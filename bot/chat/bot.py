@@ -30,6 +30,7 @@ from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
 from bot.chat.lobby import new_code
 from bot.chat.pipeline import Pipeline
+from bot.chat.review import preview
 from bot.chat.rooms import Rooms
 from bot.chat.verbs import (
     GAME,
@@ -184,6 +185,10 @@ class ChatBot:
                 return
         recent = list(events) or self.chats.last_events(gid)
         self.rooms.sync(gid, state, recent, lobby)
+        review = next((e for e in events if e.type == "DawnReview"), None)
+        if review is not None:  # the night waits for the judge: the preview, once (P-REVIEW-1)
+            self.service.tell_judge(gid, f"review/{review.data['day']}/{review.at.isoformat()}",
+                                    preview(state, gid, review.at))
         if any(e.type == "DayOpened" for e in events) and lobby.chat_options.get(
                 "public.channel") == "room" and self.chats.room_id(gid, "public"):
             # The public room gets the whole open post with the dawn (P-POST-3).

@@ -13,6 +13,7 @@ from bot.chat import views
 from bot.chat.desk_player import seat_command
 from bot.chat.lobby import END_CONFIRM, new_token
 from bot.chat.pipeline import Pipeline
+from bot.chat.review import preview
 from bot.chat.verbs import FREE, GAME, JUDGE, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, judge_command
 from bot.commands.parse import ParseError, parse
@@ -24,6 +25,7 @@ from bot.texts import t
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
 from engine.events import Rejection
+from engine.flow import REVIEW
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
@@ -139,6 +141,17 @@ class JudgeDesk:
         if contact is not None:
             r.tell(contact, t("act_for.told", what=what, time=shown))
         r.say(t("act_for.done", seat=seat, what=what, time=shown))
+
+    # 预览 and 天亮: the judge's review of the dawn ---------------------------------------------
+    @handles("preview", stage=GAME, role=JUDGE)
+    def preview(self, r: Request) -> None:
+        assert r.code is not None
+        r.say(preview(self.ctx.service.state(r.code), r.code,
+                      self.pipeline.wall(r.code, r.msg.at)))
+
+    @handles("dawn", stage=GAME, role=JUDGE)
+    def dawn(self, r: Request) -> None:
+        self.pipeline.submit(r, engine_commands.JudgeDawn())
 
     # 撤销: undo a judge's command of this phase ---------------------------------------------------
     @handles("undo", stage=GAME, role=JUDGE)
@@ -355,10 +368,13 @@ def _window(state: GameState, seat: int) -> tuple[datetime | None, datetime | No
     night = state.night
     if night is not None and not night.resolved and state.phase.startswith("N"):
         start = state.schedule.close_at(night.day) if night.day >= 1 else None
+        held = night.data.get(REVIEW, {})  # deadlines held for the judge's review (P-REVIEW-3)
         for slot in night.slots.values():
             dl = state.deadline(slot.deadline_id)
-            if seat in slot.seats and dl is not None and not slot.expired:
-                dues.append(dl.due)
+            due = dl.due if dl is not None else datetime.fromisoformat(
+                held[slot.deadline_id]) if slot.deadline_id in held else None
+            if seat in slot.seats and due is not None and not slot.expired:
+                dues.append(due)
     else:
         dues = [d.due for d in state.deadlines if d.kind == "setup" and seat in d.seats]
     return (start, max(dues)) if dues else (None, None)

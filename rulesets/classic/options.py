@@ -55,8 +55,9 @@ class ClassicOptions(SharedOptions):
     classic_hunter_shoots_on_lover_death: StrictBool = opt(
         "classic.hunter_shoots_on_lover_death", True)
 
-    added_keys: ClassVar[frozenset[str]] = frozenset(
-        {"classic.hunter", "classic.hunter_shoots_on_lover_death"})
+    # (a824fdf's option models had neither: engine/options.py Options.added_keys)
+    added_keys: ClassVar[frozenset[str]] = SharedOptions.added_keys | {
+        "classic.hunter", "classic.hunter_shoots_on_lover_death"}
 
 
 CLASSIC_OPTIONS: OptionSpec = spec_of(ClassicOptions)

@@ -4,7 +4,7 @@ and anomaly's surrender switch (which classic accepts too, to no effect, as it a
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import StrictBool
 
@@ -24,23 +24,10 @@ class SharedOptions(CommonOptions):
         "surrender.enabled_anomaly": "surrender.requires",
         "deadlines.witch": "deadlines.night_action"}
 
-    # Keys added after the option models of a824fdf (an optional role's switches): a game keeps
-    # them in its options dict only when set away from their default, so the options, and the
-    # snapshots, of every game without them stay what they were (tests/test_stored_games.py).
-    added_keys: ClassVar[frozenset[str]] = frozenset()
-
     # Whether anomaly's camps may surrender (S-1); classic accepts the key and ignores it.
     surrender_enabled_anomaly: StrictBool = opt("surrender.enabled_anomaly", True)
     # HH:MM the next morning, or a duration after close
     deadlines_witch: str = opt("deadlines.witch", "08:00")
-
-    def dump(self) -> dict[str, Any]:
-        values = super().dump()
-        if not self.added_keys:
-            return values
-        defaults = {f.alias: f.default for f in type(self).model_fields.values()}
-        return {k: v for k, v in values.items()
-                if k not in self.added_keys or v != defaults[k]}
 
     def check(self, camps: tuple[str, ...]) -> None:
         try:

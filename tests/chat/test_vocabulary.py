@@ -107,6 +107,8 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("重开 G00001", P("restart", words=("G00001",))),
     ("复盘", P("replay")),
     ("撤销", P("undo")),
+    ("天亮", P("dawn")),
+    ("预览", P("preview")),
     ("撤销 列表", P("undo", words=("list",))),
     ("撤销 确认", P("undo", words=("confirm",))),
     ("撤销 27", P("undo", count=27)),
