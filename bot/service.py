@@ -240,6 +240,9 @@ class Service:
     def set_room(self, game_id: str, name: str, room_id: str) -> None:
         self.store.set_room(game_id, name, room_id)
 
+    def unset_room(self, game_id: str, name: str) -> None:
+        self.store.unset_room(game_id, name)
+
     # reading -----------------------------------------------------------------------------------
     def seat_of(self, game_id: str, contact_id: str) -> int | None:
         return self.store.seat_of(game_id, contact_id)

@@ -124,7 +124,9 @@ def _start_review(ctx: Ctx, held: dict[str, datetime]) -> None:
     last = max([ctx.now, *held.values()])
     until = (last + timedelta(minutes=ctx.o.resolve_review_minutes)).replace(
         second=0, microsecond=0)
-    if until > state.schedule.open_at(day):
+    # (never up to the day's close: a fast game's short day keeps its open, and the judge
+    # publishes with 天亮 before it)
+    if state.schedule.open_at(day) < until < state.schedule.close_at(day):
         state.schedule.opens[day] = until
         ctx.retime_deadlines()
         ctx.announce("TimeChanged", which="open", day=day, at=until.isoformat(sep=" "))

@@ -59,6 +59,9 @@ ALL_OPTION_SETS: list[dict[str, Any]] = [
     *OPTION_SETS,
     {"classic.kill_participants": "whole_camp",
      "classic.double_wolf_lovers_in_wolf_group": False},
+    # the judge reviews every night (docs/rules-judge.md P-REVIEW); nobody says 天亮: each
+    # night is published at the day's open, which moves after the last deadline
+    {"resolve.judge_review": True, "resolve.review_minutes": 90},
 ]
 
 

@@ -34,6 +34,7 @@ OPTION_SETS: list[dict[str, Any]] = [
      "anomaly.bloodsight_invalid_target": "fizzle_evolve", "anomaly.hunter_yellow": True,
      "anomaly.seer_snapshot": "after_resolution", "anomaly.purify_growth_reusable": False,
      "cards.night_yellow_counts_to_red": False},
+    {"resolve.judge_review": True, "resolve.review_minutes": 0},  # P-REVIEW, never 天亮
 ]
 PRIVATE_TO_SUBJECT = {"BecameDerivative", "Cured", "OverloadGranted", "HunterDue", "StageNotice",
                       "RoleDealt"}

@@ -21,7 +21,7 @@ from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submiss
 from bot.forum.reader import thread_id
 from bot.forum.votes import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
-from bot.texts import t
+from bot.texts import room_name, t
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
 from engine.events import Rejection
@@ -162,11 +162,20 @@ class JudgeDesk:
         code, service = r.code, self.ctx.service
         word = r.p.words[0] if r.p.words else None
         now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
+        if word == "bind":
+            self._unbind(r)
+            return
+        if word == "kick":  # only before the start
+            r.say(t("undo.no_kick"))
+            return
         found = service.undoable(code)
         if word == "list":
             items = [t("undo.item", seq=c.seq, time=c.at.strftime("%H:%M"),
                        what=undo_what(c),
                        public=t("undo.public_mark") if c.public else "") for c in found]
+            bound = self._bound(code)
+            if bound is not None:
+                items.append(t("undo.bind_item", room=room_name(bound["group"])))
             r.say(t("undo.list_title", items="\n".join(items)) if items else t("undo.none"))
             return
         if word == "confirm":
@@ -191,6 +200,35 @@ class JudgeDesk:
                     time=target.at.strftime("%H:%M")))
             return
         self._undo(r, target.seq)
+
+    def _bound(self, code: str) -> dict[str, str] | None:
+        """The room the judge bound in the phase still open (`撤销 绑定` can take it back)."""
+        lobby = self.chats.lobby(code)
+        action = lobby.undo if lobby is not None else None
+        if not action or action.get("kind") != "bind" or (
+                action.get("phase") != self.ctx.service.state(code).phase):
+            return None
+        return dict(action)
+
+    def _unbind(self, r: Request) -> None:
+        """`撤销 绑定` (P-UNDO-6): the game stops using the room bound last (the one bound
+        before it, if any, is used again); the room is told."""
+        assert r.code is not None
+        code = r.code
+        bound = self._bound(code)
+        if bound is None or self.chats.room_id(code, bound["group"]) != bound["room"]:
+            r.say(t("undo.no_bind"))
+            return
+        group, previous = bound["group"], bound.get("previous")
+        self.ctx.service.unset_room(code, group)
+        if previous:
+            self.ctx.service.set_room(code, group, previous)
+        self.chats.set_undo(code, None)
+        self.ctx.rooms.notice(code, group, bound["room"], t("undo.unbound_room", code=code,
+                                                             room=room_name(group)))
+        self.ctx.after_commit(code)  # the rooms follow (members of a restored room)
+        r.say(t("undo.unbound", room=room_name(group),
+                restored=t("undo.restored") if previous else ""))
 
     def _undo(self, r: Request, seq: int) -> None:
         assert r.code is not None

@@ -198,9 +198,38 @@ class LobbyDesk:
             r.say(t("no_such_name", code=r.code, name=r.p.text.strip()[:32]))
             return
         self.chats.leave(r.code, target.contact_id)
+        self.chats.set_undo(r.code, {"kind": "kick", "contact": target.contact_id,
+                                     "name": target.forum_name})
         r.tell(target.contact_id, t("kicked", code=r.code))
         r.say(t("kicked_judge", name=target.forum_name, code=r.code, joined=len(members) - 1,
                 players=r.lobby.players))
+
+    @handles("undo", stage=LOBBY, role=JUDGE)
+    def undo_kick(self, r: Request) -> None:
+        """`撤销` (or `撤销 踢出`) before the start (P-UNDO-6): the last kicked player joins
+        again under the same 马甲, if the lobby has room and the name is free; they are told."""
+        assert r.lobby is not None and r.code is not None
+        code, lobby = r.code, r.lobby
+        action = lobby.undo or {}
+        if (r.p.words and r.p.words[0] != "kick") or action.get("kind") != "kick":
+            r.say(t("undo.no_kick"))
+            return
+        contact, name = action["contact"], action["name"]
+        members = self.chats.members(code)
+        if any(m.contact_id == contact for m in members):
+            self.chats.set_undo(code, None)
+            r.say(t("undo.kick_back", name=name))
+            return
+        if len(members) >= lobby.players:
+            r.say(t("undo.kick_full", name=name, players=lobby.players))
+            return
+        if not self.chats.join(code, contact, name):
+            r.say(t("undo.kick_name_taken", name=name))
+            return
+        self.chats.set_undo(code, None)
+        r.tell(contact, t("undo.kick_told", code=code, name=name))
+        r.say(t("undo.kick_done", name=name, code=code, joined=len(members) + 1,
+                players=lobby.players))
 
     @handles("end", stage=LOBBY, role=JUDGE)
     def cancel(self, r: Request) -> None:

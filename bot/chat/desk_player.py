@@ -46,7 +46,12 @@ class PlayerDesk:
             r.say(t("room_not_in_room"))
             return
         state = self.ctx.service.state(code)
+        before = self.chats.room_id(code, group)
         r.say(self.ctx.rooms.bind(code, state, group, lobby, r.msg.room))
+        if before != r.msg.room and self.chats.room_id(code, group) == r.msg.room:
+            # bound: `撤销 绑定` can take it back while the phase is open (P-UNDO-6)
+            self.chats.set_undo(code, {"kind": "bind", "group": group, "room": r.msg.room,
+                                       "previous": before, "phase": state.phase})
 
     def relay(self, code: str, msg: Incoming, r: Request) -> bool:
         """groups.mode=relay: a member's DM goes to the other members of the group."""

@@ -181,6 +181,13 @@ class ChatStore:
             if row is not None:
                 row.status = status
 
+    def set_undo(self, code: str, action: dict[str, Any] | None) -> None:
+        """The judge's last undoable chat-layer action (`撤销 踢出`, `撤销 绑定`); None: done."""
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is not None:
+                row.undo = action
+
     def set_lobby_rules(self, code: str, *, options: dict[str, Any] | None = None,
                         chat_options: dict[str, Any] | None = None,
                         roles: list[str] | None = None, players: int | None = None) -> None:

@@ -403,6 +403,13 @@ class GameStore:
             else:
                 row.room_id = room_id
 
+    def unset_room(self, game_id: str, name: str) -> None:
+        """The game no longer has a room for `name` (an undone `绑定`): its posts go by DM."""
+        with self.db.write() as s:
+            s.execute(delete(Room).where(Room.game_id == game_id, Room.name == name))
+            s.execute(delete(RoomMember).where(RoomMember.game_id == game_id,
+                                               RoomMember.room == name))
+
     # reading -----------------------------------------------------------------------------------
     def seat_of(self, game_id: str, contact_id: str) -> int | None:
         with self.db.read() as s:

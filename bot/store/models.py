@@ -228,6 +228,9 @@ class Lobby(Base):
     host: Mapped[str | None] = mapped_column(String(128), index=True)  # the hosting account
     # the judge's own role set (`角色`, one role id a seat); None: the ruleset's preset
     roles: Mapped[Any | None] = mapped_column(JSON)
+    # the judge's last chat-layer action that `撤销` can undo (a kick, a room bound): its
+    # kind and what undoing it needs; None: none
+    undo: Mapped[Any | None] = mapped_column(JSON)
 
 
 class LobbyPlayer(Base):

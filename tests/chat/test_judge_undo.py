@@ -155,3 +155,50 @@ def test_only_the_judges_own_commands(day: Table) -> None:
     day.seat(wolf, "刀 3")  # a player's own action is not the judge's to undo
     assert "没有可以撤销" in day.say(JUDGE, "撤销 列表")
     assert "只有法官能用" in day.seat(wolf, "撤销")
+
+
+@pytest.mark.rules("P-UNDO-6")
+def test_a_kick_before_the_start_is_undone(tmp_path: Path) -> None:
+    from chathelp import Table as Lobby
+    from chathelp import dm_texts
+
+    table = Lobby(tmp_path)
+    try:
+        code = table.new_game()
+        table.reply("P1", f"报名 {code} 马甲1")
+        table.reply("P3", f"报名 {code} 马甲3")
+        table.send(JUDGE, "踢出 马甲3")
+        assert "1/12" in table.reply(JUDGE, "状态")
+        sent = table.send(JUDGE, "撤销")
+        assert any("重新加入" in m for m in dm_texts(sent, "P3"))
+        assert any("已撤销踢出" in m and "2/12" in m for m in dm_texts(sent, JUDGE))
+        assert "马甲3" in table.reply(JUDGE, "状态")
+        assert "没有可以撤销的踢出" in table.reply(JUDGE, "撤销")  # once
+    finally:
+        table.close()
+
+
+@pytest.mark.rules("P-UNDO-6")
+def test_a_room_bound_by_mistake_is_unbound(tmp_path: Path) -> None:
+    from chathelp import Table as Chat
+
+    from bot.transport.memory import MemoryTransport
+
+    table = Chat(tmp_path, transport=MemoryTransport(rooms_allowed=False))
+    try:
+        code = table.new_game("新游戏 经典 public.channel=room")
+        table.fill(code, 12)
+        table.reply(JUDGE, "开始")
+        contacts = table.contacts(code)
+        transport = table.transport
+        assert isinstance(transport, MemoryTransport)
+        transport.rooms["hall"] = [*contacts.values(), JUDGE]
+        assert "已绑定" in table.reply(JUDGE, f"绑定 {code} 公告群", room="hall")
+        assert "公告群" in table.reply(JUDGE, "撤销 列表")
+        before = len(transport.sent)
+        assert "已撤销绑定" in table.reply(JUDGE, "撤销 绑定")
+        assert any(s.target == "hall" and "撤销了绑定" in s.text for s in transport.sent[before:])
+        assert table.bot.chats.room_id(code, "public") is None
+        assert "没有可以撤销的绑定" in table.reply(JUDGE, "撤销 绑定")
+    finally:
+        table.close()
