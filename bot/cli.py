@@ -199,6 +199,16 @@ def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
     return 0
 
 
+def _web(args: argparse.Namespace) -> int:
+    from bot.web.server import serve
+
+    service = _service(args)
+    try:
+        return serve(service)
+    finally:
+        service.close()
+
+
 def _demo(args: argparse.Namespace) -> int:
     from bot.chat.demo import run_demo
 
@@ -307,6 +317,10 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                    help="another option of the game (as 新游戏 takes it), e.g. "
                         "public.channel=room; repeatable")
     p.set_defaults(func=_demo)
+    p = sub.add_parser("web", help="the game's pages (the judge's, each seat's): links by "
+                                   "`网页`; settings WOLFJUDGE_WEB_URL, _HOST, _PORT, _SECRET")
+    db_option(p)
+    p.set_defaults(func=_web)
     p = sub.add_parser("doctor", help="check the settings, the database and the gateway "
                        "before `run` (in Chinese; exit 1 if anything needs doing)")
     p.set_defaults(func=_doctor)

@@ -55,6 +55,7 @@ from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import seats_text, t
 from bot.transport import Incoming, Transport, TransportSender
+from bot.web.links import PageLinks
 from engine.events import Event
 from engine.model import GameState
 
@@ -77,9 +78,11 @@ class ChatBot:
                  seeds: Callable[[], str] = new_seed,
                  codes: Callable[[], str] = new_code,
                  forum_source: ThreadSource | None = None,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None,
+                 web: PageLinks | None = None) -> None:
         """`forum_source`: where `votes.channel=forum-auto` games read their vote thread
-        (aiotieba by default); `clock`: now (the real clock by default)."""
+        (aiotieba by default); `clock`: now (the real clock by default); `web`: the page
+        links `网页` hands out (None: the pages are off)."""
         check_templates()  # a template naming a field its event lacks stops the start here
         self.service = service
         # Where `开始` gets a game's secret seed: the OS CSPRNG; a fixed one only in tests.
@@ -98,7 +101,7 @@ class ChatBot:
                           forum=self.forum, seeds=lambda: self.seeds(),
                           codes=lambda: self.codes(), time_zone=time_zone,
                           export_dir=Path(export_dir),
-                          after_commit=lambda gid: self.after_commit(gid))
+                          after_commit=lambda gid: self.after_commit(gid), web=web)
         pipeline = Pipeline(ctx)
         self.lobby = LobbyDesk(ctx)
         self.players = PlayerDesk(ctx, pipeline)

@@ -45,6 +45,7 @@ from bot.scheduler import Clock, DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.transport import Incoming, Transport
 from bot.transport.console import ConsoleTransport, Output
+from bot.web.links import PageLinks
 
 log = logging.getLogger(__name__)
 _MESSAGE = re.compile(r"([^\s:@]+)(?:@([^\s:@]+))?:[ \t]?(.*)", re.S)
@@ -89,7 +90,8 @@ def parse_clock(text: str) -> datetime:
 class Console:
     def __init__(self, service: Service, out: Output, *, judges: list[str],
                  clock: Clock | None = None, time_zone: str = "Asia/Shanghai",
-                 export_dir: str = "exports", transport: Transport | None = None) -> None:
+                 export_dir: str = "exports", transport: Transport | None = None,
+                 web: PageLinks | None = None) -> None:
         """`transport`: another transport than the terminal's (`wolfjudge run --clock`: WeChat,
         with the terminal only for the clock and notes)."""
         self.service = service
@@ -97,7 +99,7 @@ class Console:
         self.tz = zone(time_zone)
         self.transport = transport or ConsoleTransport(out)
         self.bot = ChatBot(service, self.transport, judges=judges, time_zone=time_zone,
-                           export_dir=export_dir)
+                           export_dir=export_dir, web=web)
         if isinstance(self.transport, ConsoleTransport):
             # The terminal keeps no rooms across a restart: it is told back the ones the bot
             # made, with their members, so a restart never reads as members gone missing.

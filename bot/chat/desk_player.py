@@ -53,6 +53,36 @@ class PlayerDesk:
             self.chats.set_undo(code, {"kind": "bind", "group": group, "room": r.msg.room,
                                        "previous": before, "phase": state.phase})
 
+    @handles("web", stage=FREE)
+    def web(self, r: Request) -> None:
+        """`网页`: the sender's private page links (a judge's for each game they judge, a
+        player's for their seat); `网页 重置`: every link given before stops working."""
+        if r.msg.room is not None:
+            r.say(t("not_here"))
+            return
+        if r.p.words and r.p.words[0] == "reset":
+            self.chats.revoke_links(r.sender)
+            r.say(t("web.reset"))
+            return
+        web = self.ctx.web
+        if web is None:
+            r.say(t("web.disabled"))
+            return
+        epoch = self.chats.link_epoch(r.sender)
+        lines = []
+        for code in self.chats.active_judged(r.sender):
+            lobby = self.chats.lobby(code)
+            if lobby is not None and lobby.status == "started":
+                lines.append(t("web.link_judge", code=code,
+                               url=web.url("j", code, r.sender, None, epoch)))
+        for code, seat in self.chats.players_of(r.sender):
+            lines.append(t("web.link_player", code=code, seat=seat,
+                           url=web.url("p", code, r.sender, seat, epoch)))
+        if not lines:
+            r.say(t("web.no_games"))
+            return
+        r.say("\n".join([t("web.links_title", days=web.links.max_age.days), *lines]))
+
     def relay(self, code: str, msg: Incoming, r: Request) -> bool:
         """groups.mode=relay: a member's DM goes to the other members of the group."""
         lobby = self.chats.lobby(code)

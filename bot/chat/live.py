@@ -40,6 +40,7 @@ from bot.store.settings import database_url
 from bot.texts import t
 from bot.transport import Capabilities, TransportSender
 from bot.transport.pacing import Pacer, PacingSettings
+from bot.web.server import WebSettings, page_links, serve_in_background
 
 log = logging.getLogger(__name__)
 QR_URL = "https://wechaty.js.org/qrcode/"
@@ -201,8 +202,12 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, stopping)
+    web_settings = WebSettings()
+    web = page_links(service, web_settings)  # the pages, with WOLFJUDGE_WEB_URL (issue 24)
     console = Console(service, out, judges=settings.judge_list, clock=virtual,
-                      time_zone=settings.time_zone, transport=transport)
+                      time_zone=settings.time_zone, transport=transport, web=web)
+    if web is not None:
+        serve_in_background(service, web, web_settings)
     bot = console.bot
     deliverer = Deliverer(service, bot.sender)
     bot.on_deliver = deliverer.poke

@@ -27,6 +27,7 @@ from bot.outbox import NORMAL, REPLY
 from bot.store.chat import ChatStore
 from bot.store.models import Lobby
 from bot.transport import Incoming
+from bot.web.links import PageLinks
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -88,6 +89,7 @@ class DeskContext:
     export_dir: Path
     after_commit: Callable[[str], None]  # rooms follow a change made outside the pipeline
     clock: Callable[[], datetime] | None = None
+    web: PageLinks | None = None  # the page links (`网页`), when the pages are on
 
     @property
     def judges(self) -> frozenset[str]:

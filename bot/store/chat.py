@@ -30,6 +30,8 @@ from bot.store.models import (
     Room,
     RoomMember,
     SeatToken,
+    Secret,
+    WebLink,
 )
 from engine.events import Event
 
@@ -430,6 +432,47 @@ class ChatStore:
             lobby = s.get(Lobby, code)
             if lobby is not None:
                 lobby.chat_options = {**lobby.chat_options, "judge.feed": feed}
+
+    # the page links (bot/web) ------------------------------------------------------------------
+    def link_epoch(self, contact: str) -> int:
+        """The generation of `contact`'s page links (0 until `网页 重置`)."""
+        with self.db.read() as s:
+            return s.scalar(select(WebLink.epoch).where(WebLink.contact_id == contact)) or 0
+
+    def revoke_links(self, contact: str) -> int:
+        """`网页 重置`: a new generation; every link given before is refused. The new one."""
+        with self.db.write() as s:
+            row = s.get(WebLink, contact)
+            if row is None:
+                row = WebLink(contact_id=contact, epoch=0)
+                s.add(row)
+            row.epoch += 1
+            return row.epoch
+
+    def secret(self, name: str, make: Callable[[], str]) -> str:
+        """The server's secret `name`, made with `make` the first time (one for every
+        process: two racing to make it keep the first)."""
+        with self.db.read() as s:
+            found = s.scalar(select(Secret.value).where(Secret.name == name))
+        if found is not None:
+            return found
+        try:
+            with self.db.write() as s:
+                s.add(Secret(name=name, value=make()))
+        except IntegrityError:
+            pass
+        with self.db.read() as s:
+            value = s.scalar(select(Secret.value).where(Secret.name == name))
+        assert value is not None
+        return value
+
+    def players_of(self, contact: str) -> list[tuple[str, int]]:
+        """The games not over in which `contact` holds a seat: (code, seat)."""
+        with self.db.read() as s:
+            return [(g, n) for g, n in s.execute(
+                select(Player.game_id, Player.seat).join(Game, Game.id == Player.game_id)
+                .where(Player.contact_id == contact, Game.status == "active",
+                       of_host(Game.host, self.db.host)).order_by(Player.game_id))]
 
     # the log, as the chat layer reads it ---------------------------------------------------------
     def last_events(self, game_id: str) -> list[Event]:

@@ -254,6 +254,25 @@ class ChatMessage(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+class WebLink(Base):
+    """A contact's page links (issue 24): a link names the generation it was made in, and
+    `网页 重置` starts a new one, so every link given before is refused."""
+
+    __tablename__ = "web_links"
+
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    epoch: Mapped[int] = mapped_column(Integer)
+
+
+class Secret(Base):
+    """The server's own secrets, made once (the key that signs the page links)."""
+
+    __tablename__ = "secrets"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(256))
+
+
 class SeatToken(Base):
     """A one-time substitution token (`替补 S`): only its SHA-256 is kept."""
 

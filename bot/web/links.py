@@ -1,0 +1,96 @@
+"""The page links (issue 24): bearer secrets, signed, that expire, bound to a contact and a game
+(and a seat), and revoked all at once by the contact's `网页 重置`.
+
+A link is `/j/TOKEN` (a judge's page of a game) or `/p/TOKEN` (a seat's page); the token is
+itsdangerous' URL-safe, timestamped signature over (kind, game, contact, seat, generation).
+Its checks against the database (is the contact still that game's judge, or that seat's
+player; is the generation current) are the app's (bot/web/app.py): a token alone proves only
+that we made it, and when."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
+
+LINK_DAYS = 7  # how long a link works
+SECRET_NAME = "web-links"
+Kind = Literal["j", "p"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a valid token says: a judge's (`j`) or a seat's (`p`) page of `game`, given to
+    the contact whose digest is `contact` (a link shows no contact id) in its link
+    generation `epoch`."""
+
+    kind: Kind
+    game: str
+    contact: str
+    seat: int | None
+    epoch: int
+
+    def given_to(self, contact: str) -> bool:
+        return hmac.compare_digest(self.contact, digest(contact))
+
+
+def digest(contact: str) -> str:
+    return hashlib.sha256(contact.encode()).hexdigest()[:24]
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class Links:
+    """Makes and reads tokens with `secret`, on the clock `now` (UTC)."""
+
+    def __init__(self, secret: str, now: Callable[[], datetime],
+                 days: int = LINK_DAYS) -> None:
+        self._now = now
+        self.max_age = timedelta(days=days)
+        seconds = self._seconds
+
+        class Signer(TimestampSigner):  # itsdangerous reads time.time(): our clock instead
+            def get_timestamp(self) -> int:
+                return seconds()
+
+        self._s = URLSafeTimedSerializer(secret, salt="wolfjudge-page-link", signer=Signer)
+
+    def _seconds(self) -> int:
+        return int(self._now().replace(tzinfo=UTC).timestamp())
+
+    def make(self, kind: Kind, game: str, contact: str, seat: int | None, epoch: int) -> str:
+        return str(self._s.dumps([kind, game, digest(contact), seat, epoch]))
+
+    def read(self, token: str) -> Claim | None:
+        """The claim of a token we made that has not expired; None for anything else."""
+        try:
+            data = self._s.loads(token, max_age=int(self.max_age.total_seconds()))
+        except (BadSignature, ValueError, TypeError):
+            return None
+        if not (isinstance(data, list) and len(data) == 5 and data[0] in ("j", "p")):
+            return None
+        kind, game, contact, seat, epoch = data
+        if not (isinstance(game, str) and isinstance(contact, str) and isinstance(epoch, int)
+                and (seat is None or isinstance(seat, int))):
+            return None
+        return Claim(kind, game, contact, seat, epoch)
+
+
+@dataclass(frozen=True)
+class PageLinks:
+    """The links the bot hands out (`网页`): the pages' public base URL (WOLFJUDGE_WEB_URL)
+    and the signer."""
+
+    base: str
+    links: Links
+
+    def url(self, kind: Kind, game: str, contact: str, seat: int | None, epoch: int) -> str:
+        return f"{self.base.rstrip('/')}/{kind}/{self.links.make(kind, game, contact, seat, epoch)}"

@@ -1,0 +1,107 @@
+"""What each page shows, built from the state and the log (the chat layer's own views where it
+has them), as plain data for the templates (bot/web/templates). Every text is Chinese and comes
+from the texts and the renderer; the templates escape all of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.chat import views
+from bot.feed import describe_command
+from bot.render import render_event, render_for_judge
+from bot.service import event_of
+from bot.store.codec import decode
+from bot.store.models import LogEntry
+from bot.texts import phase_text, role_name, ruleset_name, t
+from engine.commands import parse_command
+from engine.model import GameState
+
+
+@dataclass
+class Line:
+    at: str
+    text: str
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    name: str
+    contact: str
+    role: str
+    alive: bool
+    marks: str
+
+
+@dataclass
+class JudgePage:
+    code: str
+    title: str
+    phase: str
+    status: str  # what 状态 says
+    tally: str
+    seats: list[SeatRow] = field(default_factory=list)
+    timeline: list[Line] = field(default_factory=list)
+
+
+@dataclass
+class PlayerPage:
+    code: str
+    title: str
+    phase: str
+    card: str  # the role as the seat was dealt it (RoleDealt, told to the seat)
+    status: str  # what 状态 says to the seat
+    history: list[Line] = field(default_factory=list)
+
+
+TIMELINE = 300  # the judge's timeline: the latest lines
+
+
+def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None, str | None]],
+               log: list[LogEntry], now: datetime) -> JudgePage:
+    rows = []
+    for st in state.seats:
+        contact, name = players.get(st.seat, (None, None))
+        marks = [t("web.sheriff")] if state.sheriff == st.seat else []
+        if st.lover_of:
+            marks.append(t("web.lover", partner=st.lover_of))
+        if st.yellow or st.red:
+            marks.append(t("web.cards", yellow=st.yellow, red=t("words.red") if st.red else ""))
+        rows.append(SeatRow(st.seat, name or "-", contact or t("words.unbound"),
+                            role_name(state.ruleset, st.role), st.alive, " ".join(marks)))
+    timeline: list[Line] = []
+    for row in log:
+        if row.kind == "command":
+            text = describe_command(parse_command(decode(row.body)))
+        else:
+            text = render_for_judge(event_of(row.body), state.ruleset)
+        if text:
+            timeline.append(Line(row.at.strftime("%m-%d %H:%M"), text))
+    return JudgePage(code, t("web.judge_title", code=code, ruleset=ruleset_name(state.ruleset)),
+                     phase_text(state.phase), views.judge_status(state, code, players),
+                     views.vote_tally(state, code, now), rows, timeline[-TIMELINE:][::-1])
+
+
+def player_page(state: GameState, seat: int, code: str, forum_name: str,
+                log: list[LogEntry]) -> PlayerPage:
+    """Only what seat `seat` was told (an event whose audience reaches it), and its own
+    status as `状态` gives it: nothing else, ever."""
+    history: list[Line] = []
+    card = ""
+    for row in log:
+        if row.kind != "event":
+            continue
+        aud = row.audience or {}
+        if not (aud.get("public") or seat in (aud.get("seats") or [])):
+            continue
+        event = event_of(row.body)
+        text = render_event(event, state.ruleset)
+        if event.type == "RoleDealt":
+            card = text
+        if text:
+            history.append(Line(event.at.strftime("%m-%d %H:%M"), text))
+    return PlayerPage(code, t("web.player_title", code=code, seat=seat,
+                              role=role_name(state.ruleset, state.seat(seat).role)),
+                      phase_text(state.phase), card,
+                      views.player_status(state, seat, code, forum_name, log), history[::-1])

@@ -1,0 +1,72 @@
+"""Serving the pages: `wolfjudge web`, and inside `wolfjudge run` (and `console`) when
+WOLFJUDGE_WEB_URL is set. Uvicorn on loopback by default, with no access log (a link is a
+bearer secret: a request line must never reach a log)."""
+
+from __future__ import annotations
+
+import threading
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.service import Service
+from bot.store.chat import ChatStore
+from bot.web.links import LINK_DAYS, Links, PageLinks, new_secret
+
+
+class WebSettings(BaseSettings):
+    """The pages' settings, from the environment."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    # the public base URL of the pages (what `网页` links start with); empty: pages off
+    url: str = Field("", validation_alias=AliasChoices("WOLFJUDGE_WEB_URL"))
+    # the key the links are signed with; empty: one made once and kept in the database
+    secret: str = Field("", validation_alias=AliasChoices("WOLFJUDGE_WEB_SECRET"))
+    host: str = Field("127.0.0.1", validation_alias=AliasChoices("WOLFJUDGE_WEB_HOST"))
+    port: int = Field(8790, ge=1, le=65535, validation_alias=AliasChoices("WOLFJUDGE_WEB_PORT"))
+    link_days: int = Field(LINK_DAYS, ge=1, le=90,
+                           validation_alias=AliasChoices("WOLFJUDGE_WEB_LINK_DAYS"))
+
+
+def page_links(service: Service, settings: WebSettings | None = None) -> PageLinks | None:
+    """The links `网页` hands out, or None when WOLFJUDGE_WEB_URL is not set."""
+    settings = settings or WebSettings()
+    if not settings.url:
+        return None
+    chats = ChatStore(service.db)
+    secret = settings.secret or chats.secret("web-links", new_secret)
+    from bot.clock import utcnow
+
+    return PageLinks(settings.url, Links(secret, utcnow, settings.link_days))
+
+
+def make_server(service: Service, links: PageLinks, settings: WebSettings) -> object:
+    import uvicorn
+
+    from bot.web.app import create_app
+
+    app = create_app(service, ChatStore(service.db), links.links)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, access_log=False,
+                            log_level="warning", lifespan="off")
+    return uvicorn.Server(config)
+
+
+def serve(service: Service, settings: WebSettings | None = None) -> int:
+    """`wolfjudge web`: the pages until Ctrl-C."""
+    settings = settings or WebSettings()
+    links = page_links(service, settings.model_copy(update={"url": settings.url or "/"}))
+    assert links is not None
+    server = make_server(service, links, settings)
+    server.run()  # type: ignore[attr-defined]
+    return 0
+
+
+def serve_in_background(service: Service, links: PageLinks, settings: WebSettings
+                        ) -> threading.Thread:
+    """The pages beside the bot (`wolfjudge run`): a daemon thread."""
+    server = make_server(service, links, settings)
+    thread = threading.Thread(target=server.run, name="wolfjudge-web",  # type: ignore[attr-defined]
+                              daemon=True)
+    thread.start()
+    return thread
