@@ -22,6 +22,14 @@ def t(key: str, /, **fields: Any) -> str:  # a field may be called `key`
     return str(node).format(**fields)
 
 
+def text_data(key: str) -> Any:
+    """A structured entry of texts.yaml (a list, a mapping), as it is."""
+    node: Any = texts()
+    for part in key.split("."):
+        node = node[part]
+    return node
+
+
 def role_name(ruleset: str, role: str) -> str:
     return load(ruleset, "data").get("role_names", {}).get(role, role)
 

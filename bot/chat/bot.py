@@ -145,31 +145,54 @@ class ChatBot:
     # the entry point ---------------------------------------------------------------------------
     def handle(self, msg: Incoming) -> None:
         """Handle one message completely: apply it, sync rooms, send what it caused."""
+        msg_key = self._key(msg)
+        if msg_key is None:
+            return
+        # One turn: everything this message causes, replies and posts alike, leaves as one
+        # message per recipient when it is handled (bot/outbox.py), the answer first.
+        with self.service.turn(f"msg/{msg_key}"):
+            self._handle(msg, msg_key)
+
+    def handle_page(self, msg: Incoming, answers: Iterable[str]) -> list[str] | None:
+        """A message typed on a page (bot/web): handled as the same DM would be, but its
+        answer (what the turn holds for `answers`, the sender's targets: `contact:X`,
+        `seat:N`, `judge`) is the page's to show, and goes nowhere else: answered once. The
+        rest it caused goes out as usual. None: the message id was handled before."""
+        msg_key = self._key(msg)
+        if msg_key is None:
+            return None
+        key = f"msg/{msg_key}"
+        with self.service.turn(key):
+            self._handle(msg, msg_key)
+            return self.chats.take_answers(key, msg.sender, set(answers))
+
+    def _key(self, msg: Incoming) -> str | None:
+        """The message's key, or None when it is not to be handled (no id, a bad sender, or
+        handled before)."""
         if not msg.msg_id or len(msg.sender) > MAX_ID or not msg.sender:
             log.warning("message without id or with a bad sender dropped")
-            return
+            return None
         # A message id is unique on its account only: with several, the key names the account.
         raw = msg.msg_id if self.service.host is None else f"{self.service.host}/{msg.msg_id}"
         msg_key = raw if len(raw) <= MAX_ID else "sha256:" + hashlib.sha256(
             raw.encode()).hexdigest()
-        if self.chats.seen(msg_key):
-            return  # seen before: handled once
-        # One turn: everything this message causes, replies and posts alike, leaves as one
-        # message per recipient when it is handled (bot/outbox.py), the answer first.
-        with self.service.turn(f"msg/{msg_key}"):
-            r = Request(msg, p=Parsed(verb=""))
-            try:
-                self._route(msg, r)
-            except MessageIdReused:
-                log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
-            except Exception:
-                log.exception("message %s from %s failed", msg.msg_id, msg.sender)
-                if msg.room is None:
-                    r.say(t("busy"))
-            # the message is marked handled together with its replies (outbox rows)
-            if not self.chats.handled(msg_key, msg.sender,
-                                      msg.at.astimezone(UTC).replace(tzinfo=None), r.replies):
-                log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
+        return None if self.chats.seen(msg_key) else msg_key  # seen before: handled once
+
+    def _handle(self, msg: Incoming, msg_key: str) -> None:
+        """The message applied and marked handled with its replies, inside its turn."""
+        r = Request(msg, p=Parsed(verb=""))
+        try:
+            self._route(msg, r)
+        except MessageIdReused:
+            log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
+        except Exception:
+            log.exception("message %s from %s failed", msg.msg_id, msg.sender)
+            if msg.room is None:
+                r.say(t("busy"))
+        # the message is marked handled together with its replies (outbox rows)
+        if not self.chats.handled(msg_key, msg.sender,
+                                  msg.at.astimezone(UTC).replace(tzinfo=None), r.replies):
+            log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
 
     def _after_commit(self, gid: str, state: GameState, events: tuple[Event, ...]) -> None:
         self.after_commit(gid, events, state=state)

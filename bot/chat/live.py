@@ -207,7 +207,7 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     console = Console(service, out, judges=settings.judge_list, clock=virtual,
                       time_zone=settings.time_zone, transport=transport, web=web)
     if web is not None:
-        serve_in_background(service, web, web_settings)
+        serve_in_background(service, web, web_settings, console.bot)
     bot = console.bot
     deliverer = Deliverer(service, bot.sender)
     bot.on_deliver = deliverer.poke

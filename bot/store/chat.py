@@ -433,6 +433,18 @@ class ChatStore:
             if lobby is not None:
                 lobby.chat_options = {**lobby.chat_options, "judge.feed": feed}
 
+    def take_answers(self, turn: str, contact: str, targets: set[str]) -> list[str]:
+        """The rows turn `turn` holds for `contact` (its address, or one of its `targets`),
+        marked sent (the page shows them: bot/web), their texts in the order written."""
+        now = utcnow()
+        with self.db.write() as s:
+            rows = [r for r in s.scalars(select(OutboxRow).where(
+                OutboxRow.turn == turn, OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id))
+                if r.address == contact or r.target in targets]
+            for r in rows:
+                r.sent_at, r.address = now, r.address or contact
+            return [r.text for r in rows]
+
     # the page links (bot/web) ------------------------------------------------------------------
     def link_epoch(self, contact: str) -> int:
         """The generation of `contact`'s page links (0 until `网页 重置`)."""

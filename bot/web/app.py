@@ -12,6 +12,8 @@ Policy that lets the page load nothing but our own files (no script, no third pa
 
 from __future__ import annotations
 
+import threading
+import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,12 +23,15 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
 
+from bot.chat.bot import ChatBot
 from bot.clock import utcnow
 from bot.gametime import wall_clock, zone
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
-from bot.texts import t
+from bot.texts import t, text_data
+from bot.transport import Incoming
 from bot.web import pages
 from bot.web.links import SECRET_NAME, Claim, Links, new_secret
 
@@ -39,7 +44,6 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
-REFRESH = 60  # seconds: the pages reload themselves (live without JavaScript)
 
 
 def links_for(service: Service, chats: ChatStore, secret: str | None = None,
@@ -50,12 +54,18 @@ def links_for(service: Service, chats: ChatStore, secret: str | None = None,
 
 
 def create_app(service: Service, chats: ChatStore, links: Links,
-               now: Callable[[], datetime] = utcnow) -> FastAPI:
+               now: Callable[[], datetime] = utcnow, bot: ChatBot | None = None) -> FastAPI:
+    """The pages of `service`'s games. `bot`: the chat bot that takes what is typed on a page
+    (the same router and checks as a DM); None: the pages only read (`wolfjudge web` beside a
+    bot in another process)."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.globals["t"] = t
+    env.globals["data"] = text_data
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    limits = RateLimits()
+    lock = threading.Lock()  # one page action at a time (the chat bot's own order)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -65,7 +75,8 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         return response
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        html = env.get_template(name).render(refresh=REFRESH, **values)
+        html = env.get_template(name).render(nonce=uuid.uuid4().hex, actions=bot is not None,
+                                             **values)
         return HTMLResponse(html, status_code=status)
 
     def denied() -> HTMLResponse:
@@ -74,44 +85,114 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     def game_time(code: str) -> datetime:
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))
 
+    def judge_view(code: str, answers: list[str] | None = None) -> HTMLResponse:
+        return page("judge.html", answers=answers, p=pages.judge_page(
+            service.state(code), code, chats.players(code), service.game_log(code),
+            game_time(code)))
+
+    def player_view(code: str, seat: int, answers: list[str] | None = None) -> HTMLResponse:
+        name = chats.players(code).get(seat, (None, None))[1] or ""
+        return page("player.html", answers=answers, p=pages.player_page(
+            service.state(code), seat, code, name, service.game_log(code)))
+
+    async def act(request: Request, token: str, contact: str, code: str,
+                  answers: set[str]) -> list[str] | HTMLResponse:
+        """What the page's form says, sent as `contact`'s DM (addressed to the game);
+        the answers it got, or the page's refusal (too many, or the pages only read)."""
+        if bot is None:
+            return page("denied.html", status=405, reason=t("web.read_only"))
+        if not limits.take(token, now()):
+            return page("denied.html", status=429, reason=t("web.too_many"))
+        form = await request.form()
+        text = " ".join(str(form.get(k, "")).strip() for k in ("cmd", "a", "b", "c")
+                        if str(form.get(k, "")).strip())
+        nonce = str(form.get("nonce", ""))[:64] or uuid.uuid4().hex
+        if not text:
+            return [t("web.empty")]
+        msg = Incoming(msg_id=f"web/{nonce}", sender=contact, text=f"#{code} {text}"[:2000],
+                       at=now().replace(tzinfo=UTC))
+        with lock:
+            got = await run_in_threadpool(bot.handle_page, msg, answers)
+        return [t("web.again")] if got is None else got or [t("web.done")]
+
     @app.get("/j/{token}", response_class=HTMLResponse)
     def judge(token: str) -> HTMLResponse:
         claim = links.read(token)
-        if claim is None or claim.kind != "j" or not _judges(claim, service, chats):
+        if claim is None or claim.kind != "j" or _judge(claim, service, chats) is None:
             return denied()
-        code = claim.game
-        state = service.state(code)
-        return page("judge.html", p=pages.judge_page(
-            state, code, chats.players(code), service.game_log(code), game_time(code)))
+        return judge_view(claim.game)
+
+    @app.post("/j/{token}", response_class=HTMLResponse)
+    async def judge_send(token: str, request: Request) -> HTMLResponse:
+        claim = links.read(token)
+        contact = None if claim is None or claim.kind != "j" else _judge(claim, service, chats)
+        if claim is None or contact is None:
+            return denied()
+        got = await act(request, token, contact, claim.game, {"judge", f"contact:{contact}"})
+        return got if isinstance(got, HTMLResponse) else judge_view(claim.game, got)
 
     @app.get("/p/{token}", response_class=HTMLResponse)
     def player(token: str) -> HTMLResponse:
         claim = links.read(token)
-        if claim is None or claim.kind != "p" or claim.seat is None or not _holds(
-                claim, service, chats):
+        if claim is None or claim.kind != "p" or claim.seat is None or _holder(
+                claim, service, chats) is None:
             return denied()
-        code, seat = claim.game, claim.seat
-        name = chats.players(code).get(seat, (None, None))[1] or ""
-        return page("player.html", p=pages.player_page(service.state(code), seat, code, name,
-                                                        service.game_log(code)))
+        return player_view(claim.game, claim.seat)
+
+    @app.post("/p/{token}", response_class=HTMLResponse)
+    async def player_send(token: str, request: Request) -> HTMLResponse:
+        claim = links.read(token)
+        contact = None if claim is None or claim.kind != "p" else _holder(claim, service, chats)
+        if claim is None or claim.seat is None or contact is None:
+            return denied()
+        got = await act(request, token, contact, claim.game,
+                        {f"contact:{contact}", f"seat:{claim.seat}"})
+        return got if isinstance(got, HTMLResponse) else player_view(claim.game, claim.seat,
+                                                                      got)
 
     return app
 
 
-def _judges(claim: Claim, service: Service, chats: ChatStore) -> bool:
-    """The link's contact still judges its game, and the link is of its current generation."""
+class RateLimits:
+    """At most ACTIONS page actions a minute per link (a fixed window each)."""
+
+    ACTIONS = 20
+
+    def __init__(self) -> None:
+        self._windows: dict[str, tuple[datetime, int]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, token: str, at: datetime) -> bool:
+        minute = at.replace(second=0, microsecond=0)
+        with self._lock:
+            start, count = self._windows.get(token, (minute, 0))
+            if start != minute:
+                start, count = minute, 0
+            if count >= self.ACTIONS:
+                return False
+            if len(self._windows) > 10_000:  # old windows go
+                self._windows = {k: v for k, v in self._windows.items() if v[0] == minute}
+            self._windows[token] = (start, count + 1)
+            return True
+
+
+def _judge(claim: Claim, service: Service, chats: ChatStore) -> str | None:
+    """The link's contact, if it still judges its game and the link is of its current
+    generation."""
     lobby = chats.lobby(claim.game)
     if lobby is None:
-        return False
+        return None
     judge = next((c for c in (lobby.judge, *sorted(service.judges)) if claim.given_to(c)), None)
-    return judge is not None and claim.epoch == chats.link_epoch(judge)
+    return judge if judge is not None and claim.epoch == chats.link_epoch(judge) else None
 
 
-def _holds(claim: Claim, service: Service, chats: ChatStore) -> bool:
-    """The link's contact still holds its seat (not after `接替`), of the current generation."""
+def _holder(claim: Claim, service: Service, chats: ChatStore) -> str | None:
+    """The link's contact, if it still holds its seat (not after `接替`) and the link is of
+    its current generation."""
     try:
         contact = chats.contacts(claim.game).get(claim.seat or 0)
     except UnknownGame:
-        return False
-    return contact is not None and claim.given_to(contact) and (
+        return None
+    ok = contact is not None and claim.given_to(contact) and (
         claim.epoch == chats.link_epoch(contact))
+    return contact if ok else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.chat import views
-from bot.feed import describe_command
+from bot.feed import describe_command, describe_deadline
 from bot.render import render_event, render_for_judge
 from bot.service import event_of
 from bot.store.codec import decode
@@ -41,6 +41,7 @@ class JudgePage:
     phase: str
     status: str  # what 状态 says
     tally: str
+    deadlines: list[str] = field(default_factory=list)
     seats: list[SeatRow] = field(default_factory=list)
     timeline: list[Line] = field(default_factory=list)
 
@@ -80,7 +81,26 @@ def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None,
             timeline.append(Line(row.at.strftime("%m-%d %H:%M"), text))
     return JudgePage(code, t("web.judge_title", code=code, ruleset=ruleset_name(state.ruleset)),
                      phase_text(state.phase), views.judge_status(state, code, players),
-                     views.vote_tally(state, code, now), rows, timeline[-TIMELINE:][::-1])
+                     views.vote_tally(state, code, now), deadlines(state, now), rows,
+                     timeline[-TIMELINE:][::-1])
+
+
+def deadlines(state: GameState, now: datetime) -> list[str]:
+    """Every pending deadline but the reminders, soonest first, with the time left."""
+    out = []
+    for d in sorted(state.deadlines, key=lambda d: (d.due, d.id)):
+        if d.kind == "remind":
+            continue
+        what = describe_deadline(d, None)
+        due = d.due.strftime("%m-%d %H:%M")
+        minutes = int((d.due - now).total_seconds() // 60)
+        if minutes < 0:
+            out.append(t("web.deadline_due", what=what, due=due))
+            continue
+        h, m = divmod(minutes, 60)
+        left = t("web.left", h=h, m=m) if h else t("web.left_min", m=m)
+        out.append(t("web.deadline_left", what=what, due=due, left=left))
+    return out
 
 
 def player_page(state: GameState, seat: int, code: str, forum_name: str,

@@ -9,6 +9,7 @@ import threading
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.chat.bot import ChatBot
 from bot.service import Service
 from bot.store.chat import ChatStore
 from bot.web.links import LINK_DAYS, Links, PageLinks, new_secret
@@ -41,19 +42,23 @@ def page_links(service: Service, settings: WebSettings | None = None) -> PageLin
     return PageLinks(settings.url, Links(secret, utcnow, settings.link_days))
 
 
-def make_server(service: Service, links: PageLinks, settings: WebSettings) -> object:
+def make_server(service: Service, links: PageLinks, settings: WebSettings,
+                bot: ChatBot | None = None) -> object:
+    """`bot`: the running chat bot that takes the pages' actions (None: the pages read)."""
     import uvicorn
 
     from bot.web.app import create_app
 
-    app = create_app(service, ChatStore(service.db), links.links)
+    app = create_app(service, ChatStore(service.db), links.links, bot=bot)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, access_log=False,
                             log_level="warning", lifespan="off")
     return uvicorn.Server(config)
 
 
 def serve(service: Service, settings: WebSettings | None = None) -> int:
-    """`wolfjudge web`: the pages until Ctrl-C."""
+    """`wolfjudge web`: the pages until Ctrl-C, beside a bot in another process: they read
+    (an action from a page needs the bot that makes the rooms and sends: `wolfjudge run`
+    with WOLFJUDGE_WEB_URL serves the pages with their actions)."""
     settings = settings or WebSettings()
     links = page_links(service, settings.model_copy(update={"url": settings.url or "/"}))
     assert links is not None
@@ -62,10 +67,10 @@ def serve(service: Service, settings: WebSettings | None = None) -> int:
     return 0
 
 
-def serve_in_background(service: Service, links: PageLinks, settings: WebSettings
-                        ) -> threading.Thread:
-    """The pages beside the bot (`wolfjudge run`): a daemon thread."""
-    server = make_server(service, links, settings)
+def serve_in_background(service: Service, links: PageLinks, settings: WebSettings,
+                        bot: ChatBot) -> threading.Thread:
+    """The pages inside the bot (`wolfjudge run`), actions and all: a daemon thread."""
+    server = make_server(service, links, settings, bot)
     thread = threading.Thread(target=server.run, name="wolfjudge-web",  # type: ignore[attr-defined]
                               daemon=True)
     thread.start()

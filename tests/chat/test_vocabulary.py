@@ -107,6 +107,8 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("重开 G00001", P("restart", words=("G00001",))),
     ("复盘", P("replay")),
     ("撤销", P("undo")),
+    ("网页", P("web")),
+    ("网页 重置", P("web", words=("reset",))),
     ("天亮", P("dawn")),
     ("预览", P("preview")),
     ("撤销 列表", P("undo", words=("list",))),

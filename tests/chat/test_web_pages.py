@@ -49,7 +49,7 @@ class WebTable(Table):
         self.bot.players.ctx.web = PageLinks(BASE, self.links)
         self.client = TestClient(create_app(self.service, self.bot.chats, self.links,
                                             now=lambda: self.now.replace(tzinfo=None)
-                                            - timedelta(hours=8)))
+                                            - timedelta(hours=8), bot=self.bot))
 
     def link(self, sender: str, which: str = "") -> str:
         reply = self.say(sender, "网页")
@@ -59,6 +59,12 @@ class WebTable(Table):
 
     def get(self, path: str) -> tuple[int, str]:
         r = self.client.get(path)
+        return r.status_code, r.text
+
+    def post(self, path: str, text: str, nonce: str = "n1", **fields: str
+             ) -> tuple[int, str]:
+        r = self.client.post(path, data={"cmd": text, "nonce": nonce, **fields})
+        self.bot.deliver()
         return r.status_code, r.text
 
 
@@ -200,7 +206,9 @@ def test_hostile_text_stays_text(tmp_path: Path) -> None:
     for page in pages:
         text = html.unescape(page)
         assert words in text  # the last words, shown as written
-        assert "<script" not in page and "<img" not in page  # and never markup
+        # and never markup: the one script is our own file
+        assert re.findall(r"<script[^>]*>", page) == [
+            '<script src="/static/live.js" defer>'] and "<img" not in page
         assert "{{7*7}}" in page  # not a template either
     for name in hostile_names:
         assert name not in pages[0] and name in html.unescape(pages[0])
@@ -215,3 +223,64 @@ def test_a_judge_link_stops_working_for_a_judge_no_more(tmp_path: Path) -> None:
     forged = "/j/" + web.links.make("j", web.code, web.contact[1], None, 0)
     assert web.get(forged)[0] == 403
     assert ChatBot  # (imported for the type of the table's bot)
+
+
+def _answers(page: str) -> str:
+    m = re.search(r'<div class="answers" role="status">(.*?)</div>', page, re.S)
+    return _text(m.group(1)) if m else ""
+
+
+def test_an_action_typed_on_a_seats_page_is_applied_and_answered_once(web: WebTable) -> None:
+    web.move(datetime(2026, 12, 1, 21, 5))
+    seer = web.role_seat("seer")
+    target = next(n for n in range(1, 13) if n != seer)
+    link = web.link(web.contact[seer])
+    before = len(web.transport.dms(web.contact[seer]))
+    status, page = web.post(link, f"验 {target}", nonce="check-1")
+    assert status == 200 and "查验结果" in _answers(page), _answers(page)
+    assert web.state.night.slots["see"].sub.targets == [target]
+    assert web.transport.dms(web.contact[seer])[before:] == []  # the page answered, not a DM
+    status, again = web.post(link, f"验 {target}", nonce="check-1")  # the same form again
+    assert "已经处理过" in _answers(again)
+    versions = web.service.log(web.code)
+    assert sum(1 for r in versions if r.kind == "command" and r.type == "act"
+               and r.body["seat"] == seer) == 1
+    # a refusal is answered on the page too
+    assert "不" in _answers(web.post(link, "验 99", nonce="check-2")[1])
+
+
+def test_a_judges_action_from_the_page_is_the_judges(web: WebTable) -> None:
+    web.move(datetime(2026, 12, 1, 12, 0))
+    link = web.link(JUDGE, "/j/")
+    others = {n: len(web.transport.dms(c)) for n, c in web.contact.items()}
+    status, page = web.post(link, "黄牌", a="9", b="发言违规", nonce="card-1")
+    assert status == 200 and "9号 黄牌" in _answers(page), _answers(page)
+    assert web.state.seat(9).yellow == 1
+    from sqlalchemy import select
+
+    from bot.store.models import InboxMessage
+    with web.service.db.read() as s:
+        sender = s.scalar(select(InboxMessage.sender).where(
+            InboxMessage.game_id == web.code, InboxMessage.outcome == "accepted")
+            .order_by(InboxMessage.version.desc()))
+    assert sender == JUDGE  # logged as that judge's
+    # the announcement goes where it always goes
+    assert all(len(web.transport.dms(c)) > others[n] for n, c in web.contact.items())
+    assert "【公开】" not in page
+
+
+def test_page_actions_are_rate_limited_per_link(web: WebTable) -> None:
+    link = web.link(web.contact[1])
+    codes = [web.post(link, "状态", nonce=f"s{i}")[0] for i in range(21)]
+    assert codes[:20] == [200] * 20 and codes[20] == 429
+    web.now += timedelta(minutes=1)
+    assert web.post(link, "状态", nonce="s-next")[0] == 200
+
+
+def test_pages_without_a_bot_only_read(tmp_path: Path) -> None:
+    table = WebTable(tmp_path)
+    table.pages_on()
+    table.client = TestClient(create_app(table.service, table.bot.chats, table.links))
+    link = table.link(table.contact[1])
+    assert table.get(link)[0] == 200 and 'name="cmd"' not in table.get(link)[1]
+    assert table.post(link, "状态")[0] == 405
