@@ -209,6 +209,23 @@ def _web(args: argparse.Namespace) -> int:
         service.close()
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from bot.web.replay import replay_data, replay_page
+
+    service = _service(args)
+    try:
+        data = replay_data(service, args.game)
+    finally:
+        service.close()
+    if data is None:
+        print(f"{args.game}: the game is not over (its roles are secret until then)",
+              file=sys.stderr)
+        return 1
+    Path(args.output).write_text(replay_page(data).html, encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from bot.chat.demo import run_demo
 
@@ -321,6 +338,12 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                                    "`网页`; settings WOLFJUDGE_WEB_URL, _HOST, _PORT, _SECRET")
     db_option(p)
     p.set_defaults(func=_web)
+    p = sub.add_parser("replay", help="a finished game's 复盘 as one HTML file that checks "
+                                      "itself in the browser (signature, seed, deal)")
+    p.add_argument("game")
+    p.add_argument("-o", "--output", metavar="FILE.html", required=True)
+    db_option(p)
+    p.set_defaults(func=_replay)
     p = sub.add_parser("doctor", help="check the settings, the database and the gateway "
                        "before `run` (in Chinese; exit 1 if anything needs doing)")
     p.set_defaults(func=_doctor)

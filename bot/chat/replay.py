@@ -54,25 +54,38 @@ def _roles(state: GameState, names: Mapping[int, str | None]) -> list[str]:
     return out
 
 
-def _timeline(log: Iterable[LogEntry], ruleset: str) -> list[str]:
-    out: list[str] = []
+def roles(state: GameState, names: Mapping[int, str | None]) -> list[str]:
+    """The 复盘's first part: the header, each seat with its 马甲, role and camp, the lovers."""
+    return _roles(state, names)
+
+
+def phases(log: Iterable[LogEntry], ruleset: str) -> list[tuple[str, list[str]]]:
+    """Each phase in order (its title, its lines in the judge's words): the 复盘's second
+    part, and the replay page's steps (bot/web/replay.py)."""
+    out: list[tuple[str, list[str]]] = []
     phase = None
     for row in log:
         if row.phase != phase:
             phase = row.phase
-            out.append(phase_text(phase))
+            out.append((phase_text(phase), []))
+        lines = out[-1][1]
         if row.kind == "command":
             cmd = parse_command(decode(row.body))
             if cmd.kind in ("tick", "vote"):  # what a tick fired follows; votes: the 票型
                 continue
-            out.append("  " + describe_command(cmd))
+            lines.append(describe_command(cmd))
             continue
         event = event_of(row.body)
         if event.type in QUIET:
             continue
         text = render_for_judge(event, ruleset)
-        out += ["  " + line for line in text.splitlines() if line.strip()]
+        lines += [line for line in text.splitlines() if line.strip()]
     return out
+
+
+def _timeline(log: Iterable[LogEntry], ruleset: str) -> list[str]:
+    return [line for title, lines in phases(log, ruleset)
+            for line in [title, *("  " + x for x in lines)]]
 
 
 def _verify(log: Iterable[LogEntry]) -> list[str]:

@@ -28,12 +28,14 @@ from starlette.concurrency import run_in_threadpool
 from bot.chat.bot import ChatBot
 from bot.clock import utcnow
 from bot.gametime import wall_clock, zone
+from bot.ids import GAME_ID
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import t, text_data
 from bot.transport import Incoming
 from bot.web import pages
 from bot.web.links import SECRET_NAME, Claim, Links, new_secret
+from bot.web.replay import replay_data, replay_page
 
 HERE = Path(__file__).parent
 HEADERS = {
@@ -71,7 +73,8 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]
                       ) -> Response:
         response = await call_next(request)
-        response.headers.update(HEADERS)
+        for key, value in HEADERS.items():  # (the replay sets its own policy)
+            response.headers.setdefault(key, value)
         return response
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -149,6 +152,20 @@ def create_app(service: Service, chats: ChatStore, links: Links,
                         {f"contact:{contact}", f"seat:{claim.seat}"})
         return got if isinstance(got, HTMLResponse) else player_view(claim.game, claim.seat,
                                                                       got)
+
+    @app.get("/replay/{code}", response_class=HTMLResponse)
+    def replay(code: str) -> HTMLResponse:
+        """Public once the game is over (no link needed); 404 before, as for no game."""
+        data = None
+        if GAME_ID.fullmatch(code):
+            try:
+                data = replay_data(service, code)
+            except UnknownGame:
+                data = None
+        if data is None:
+            return page("denied.html", status=404, reason=t("web.replay_not_over"))
+        built = replay_page(data)
+        return HTMLResponse(built.html, headers={"Content-Security-Policy": built.csp})
 
     return app
 
