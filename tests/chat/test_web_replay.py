@@ -6,8 +6,8 @@ Chromium: ✓ for the file as made, ✗ naming what failed for a tampered copy; 
 from __future__ import annotations
 
 import copy
-import os
 import io
+import os
 import re
 import threading
 import time
