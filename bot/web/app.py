@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from bot.chat.bot import ChatBot
 from bot.clock import utcnow
+from bot.forum.votes import CHANNEL as FORUM_AUTO
 from bot.gametime import wall_clock, zone
 from bot.ids import GAME_ID
 from bot.service import Service, UnknownGame
@@ -89,9 +90,15 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))
 
     def judge_view(code: str, answers: list[str] | None = None) -> HTMLResponse:
+        state = service.state(code)
+        lobby = chats.lobby(code)
+        ledger = ""
+        if bot is not None and lobby is not None and state.phase.startswith("D") and (
+                lobby.chat_options.get("votes.channel") == FORUM_AUTO):
+            ledger = bot.forum.ledger_text(code, state.day)
         return page("judge.html", answers=answers, p=pages.judge_page(
-            service.state(code), code, chats.players(code), service.game_log(code),
-            game_time(code)))
+            state, code, chats.players(code), service.game_log(code), game_time(code),
+            ledger))
 
     def player_view(code: str, seat: int, answers: list[str] | None = None) -> HTMLResponse:
         name = chats.players(code).get(seat, (None, None))[1] or ""

@@ -13,7 +13,7 @@ from bot.render import render_event, render_for_judge
 from bot.service import event_of
 from bot.store.codec import decode
 from bot.store.models import LogEntry
-from bot.texts import phase_text, role_name, ruleset_name, t
+from bot.texts import camp_name, phase_text, role_name, ruleset_name, t
 from engine.commands import parse_command
 from engine.model import GameState
 
@@ -30,6 +30,7 @@ class SeatRow:
     name: str
     contact: str
     role: str
+    camp: str
     alive: bool
     marks: str
 
@@ -41,6 +42,7 @@ class JudgePage:
     phase: str
     status: str  # what 状态 says
     tally: str
+    ledger: str = ""  # the forum vote thread as read (votes.channel=forum-auto), by day
     deadlines: list[str] = field(default_factory=list)
     seats: list[SeatRow] = field(default_factory=list)
     timeline: list[Line] = field(default_factory=list)
@@ -60,7 +62,7 @@ TIMELINE = 300  # the judge's timeline: the latest lines
 
 
 def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None, str | None]],
-               log: list[LogEntry], now: datetime) -> JudgePage:
+               log: list[LogEntry], now: datetime, ledger: str = "") -> JudgePage:
     rows = []
     for st in state.seats:
         contact, name = players.get(st.seat, (None, None))
@@ -70,7 +72,8 @@ def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None,
         if st.yellow or st.red:
             marks.append(t("web.cards", yellow=st.yellow, red=t("words.red") if st.red else ""))
         rows.append(SeatRow(st.seat, name or "-", contact or t("words.unbound"),
-                            role_name(state.ruleset, st.role), st.alive, " ".join(marks)))
+                            role_name(state.ruleset, st.role), camp_name(state.ruleset, st.camp),
+                            st.alive, " ".join(marks)))
     timeline: list[Line] = []
     for row in log:
         if row.kind == "command":
@@ -81,7 +84,7 @@ def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None,
             timeline.append(Line(row.at.strftime("%m-%d %H:%M"), text))
     return JudgePage(code, t("web.judge_title", code=code, ruleset=ruleset_name(state.ruleset)),
                      phase_text(state.phase), views.judge_status(state, code, players),
-                     views.vote_tally(state, code, now), deadlines(state, now), rows,
+                     views.vote_tally(state, code, now), ledger, deadlines(state, now), rows,
                      timeline[-TIMELINE:][::-1])
 
 

@@ -12,6 +12,7 @@ import html
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -284,3 +285,42 @@ def test_pages_without_a_bot_only_read(tmp_path: Path) -> None:
     link = table.link(table.contact[1])
     assert table.get(link)[0] == 200 and 'name="cmd"' not in table.get(link)[1]
     assert table.post(link, "状态")[0] == 405
+
+
+def test_a_link_never_reaches_a_log(web: WebTable, caplog: pytest.LogCaptureFixture) -> None:
+    """The production server (no access log), on loopback: a page request, good or bad, logs
+    nothing that holds the token."""
+    import logging
+    import threading
+    import time
+    import urllib.error
+    import urllib.request
+
+    from test_web_browser import _free_port
+
+    from bot.web.server import WebSettings, make_server
+
+    port = _free_port()
+    settings = WebSettings(WOLFJUDGE_WEB_URL=BASE, WOLFJUDGE_WEB_PORT=port)
+    server: Any = make_server(web.service, PageLinks(BASE, web.links), settings, web.bot)
+    assert server.config.access_log is False
+    caplog.set_level(logging.DEBUG)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.05)  # (the server's start-up, not a deadline)
+    try:
+        link = web.link(web.contact[1])
+        token = link.split("/")[-1]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{link}") as r:
+            assert r.status == 200
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/p/{token}x")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 403
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert token not in caplog.text and token[:20] not in caplog.text

@@ -351,3 +351,28 @@ def test_reading_is_timed(pair: Pair) -> None:
     p.move_to(at("10:00") + timedelta(minutes=11))
     forum.poll()
     assert len(p.forum.requests) > n
+
+
+def test_the_judges_page_shows_the_thread_as_read(pair: Pair) -> None:
+    """Issue 24: with forum-auto, the judge's page has the ledger with its open lines."""
+    import html
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from bot.web.app import create_app
+    from bot.web.links import Links
+
+    p = pair
+    p.move_to(at("10:30"))
+    everyone_votes(p, skip=(7,))
+    p.read()
+    links = Links("s", lambda: p.auto.now.replace(tzinfo=None))
+    client = TestClient(create_app(p.auto.service, p.auto.bot.chats, links,
+                                   now=lambda: p.auto.now.replace(tzinfo=None),
+                                   bot=p.auto.bot))
+    page = client.get("/j/" + links.make("j", p.code, JUDGE, None, 0)).text
+    m = re.search(r'<section id="ledger">.*?<pre>(.*?)</pre>', page, re.S)
+    assert m is not None
+    day = p.auto.state(p.code).day
+    assert html.unescape(m.group(1)) == p.auto.bot.forum.ledger_text(p.code, day)
