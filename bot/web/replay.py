@@ -28,6 +28,9 @@ from engine.options import validate_options
 from engine.ruleset import get_ruleset
 
 HERE = Path(__file__).parent
+# The page's scripts, in order: the vendored fallbacks (for a browser without WebCrypto or
+# without Ed25519 in it: bot/web/static/vendor/README.md), then ours.
+SCRIPTS = ("vendor/sha256.min.js", "vendor/nacl.min.js", "replay.js")
 
 
 @dataclass(frozen=True)
@@ -69,10 +72,12 @@ def _hash(text: str) -> str:
 def replay_page(data: dict[str, Any]) -> ReplayPage:
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
-    script = (HERE / "static" / "replay.js").read_text(encoding="utf-8")
-    style = (HERE / "static" / "replay.css").read_text(encoding="utf-8")
-    csp = (f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; "
+    static = HERE / "static"
+    scripts = [(static / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    style = (static / "replay.css").read_text(encoding="utf-8")
+    allowed = " ".join(_hash(s) for s in scripts)
+    csp = (f"default-src 'none'; script-src {allowed}; style-src {_hash(style)}; "
            "base-uri 'none'; form-action 'none'")
-    html = env.get_template("replay.html").render(data=data, script=script, style=style,
+    html = env.get_template("replay.html").render(data=data, scripts=scripts, style=style,
                                                   csp=csp, t=t)
     return ReplayPage(html, csp)

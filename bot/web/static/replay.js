@@ -1,4 +1,5 @@
 // The replay page (bot/web/replay.py): shows the 复盘 and checks the game in the browser.
+// (Its vendored helpers, js-sha256 and tweetnacl, come before it in the page.)
 // Every text goes in with textContent (the data is players' text: never markup). The checks
 // are the ones `wolfjudge verify` makes, but the replay of the commands:
 //   - the Ed25519 signature over the export (bot/store/signing.py: canonical JSON, keys
@@ -41,7 +42,23 @@
       return ("0" + b.toString(16)).slice(-2);
     }).join("");
   }
-  function sha256(text) { return crypto.subtle.digest("SHA-256", enc.encode(text)); }
+  // WebCrypto where the browser has it; else the vendored js-sha256 and tweetnacl, embedded
+  // in the page (bot/web/static/vendor): a page not served over HTTPS has no WebCrypto, and
+  // an older browser no Ed25519 in it.
+  var subtle = window.crypto && window.crypto.subtle;
+  function sha256(text) {
+    if (subtle) { return subtle.digest("SHA-256", enc.encode(text)); }
+    return Promise.resolve(window.sha256.arrayBuffer(enc.encode(text)));
+  }
+  async function ed25519(pub, sig, message) {
+    if (subtle) {
+      try {
+        var key = await subtle.importKey("raw", pub, {name: "Ed25519"}, false, ["verify"]);
+        return await subtle.verify({name: "Ed25519"}, key, sig, message);
+      } catch (e) { /* no Ed25519 in this browser's WebCrypto: the vendored one below */ }
+    }
+    return window.nacl.sign.detached.verify(message, sig, pub);
+  }
 
   async function draw(seed, counter, n) {
     var two64 = BigInt(1) << BigInt(64);
@@ -78,10 +95,7 @@
     Object.keys(ex).forEach(function (k) { if (k !== "signature") { body[k] = ex[k]; } });
     var signed = false;
     if (sig) {
-      var key = await crypto.subtle.importKey("raw", bytes(sig.pubkey), {name: "Ed25519"},
-                                              false, ["verify"]);
-      signed = await crypto.subtle.verify({name: "Ed25519"}, key, bytes(sig.sig),
-                                          enc.encode(canon(body)));
+      signed = await ed25519(bytes(sig.pubkey), bytes(sig.sig), enc.encode(canon(body)));
     }
     out.push([words.signature, signed]);
     var pub = sig ? sig.pubkey : created.data.signing_pubkey;
@@ -164,7 +178,7 @@
   steps(stepsBox);
   root.append(box, rolesBox, stepsBox);
 
-  if (!(window.crypto && crypto.subtle && window.BigInt)) {
+  if (!(window.BigInt && window.TextEncoder && (subtle || (window.sha256 && window.nacl)))) {
     result.textContent = words.no_crypto;
     result.setAttribute("data-verdict", "unavailable");
     return;
