@@ -101,3 +101,29 @@ def test_the_pages_in_chromium(served: tuple[WebTable, str], tmp_path: Path) -> 
                 shutil.copy(tmp_path / f"{name}.png", Path(os.environ["WOLFJUDGE_SCREENSHOTS"]))
     finally:
         browser.quit()
+
+
+def test_an_action_typed_in_chromium_is_applied_and_answered_once(
+        served: tuple[WebTable, str]) -> None:
+    table, base = served
+    browser = _browser_or_skip()
+    try:
+        seer = table.role_seat("seer")
+        target = next(n for n in range(1, 13) if n != seer)
+        link = table.link(table.contact[seer])
+        before = len(table.transport.dms(table.contact[seer]))
+        browser.get(base + link)
+        box = browser.find_element("css selector", "form.send input[name=cmd]")
+        box.send_keys(f"验 {target}")
+        browser.find_element("css selector", "form.send button").click()
+        answer = browser.find_element("css selector", ".answers").text
+        assert "查验结果" in answer, answer
+        assert table.state.night.slots["see"].sub.targets == [target]
+        table.bot.deliver()
+        assert table.transport.dms(table.contact[seer])[before:] == []  # answered on the page
+        browser.refresh()  # the browser offers the same form again: applied once
+        acts = [r for r in table.service.log(table.code)
+                if r.kind == "command" and r.type == "act" and r.body["seat"] == seer]
+        assert len(acts) == 1
+    finally:
+        browser.quit()
