@@ -22,9 +22,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from bot.audit import export_game
 from bot.chat.replay import phases, roles
-from bot.service import Service
+from bot.service import Service, event_of
 from bot.texts import ruleset_name, t, text_data
 from engine.options import validate_options
+from engine.payloads import VoteResult
 from engine.ruleset import get_ruleset
 
 HERE = Path(__file__).parent
@@ -59,10 +60,26 @@ def replay_data(service: Service, code: str) -> dict[str, Any] | None:
         "roles": roles(state, names),
         "phases": [{"title": title, "lines": lines}
                    for title, lines in phases(service.game_log(code), state.ruleset)],
+        "votes": _ballots(service.game_log(code)),
         "preset": preset,
         "texts": text_data("web.replay"),
         "export": export,
     }
+
+
+def _ballots(log: list[Any]) -> list[dict[str, Any]]:
+    """Each vote's 票型 as a table (VoteResult: who voted for whom, the counts), by day."""
+    out = []
+    for row in log:
+        if row.kind != "event" or row.type != "VoteResult":
+            continue
+        data = event_of(row.body).payload()  # (seat keys as numbers)
+        assert isinstance(data, VoteResult)
+        title = t(f"web.replay_vote.{data.kind}", day=data.day)
+        ballots = [[voter, target] for voter, target in sorted(data.effective.items())]
+        counts = sorted(data.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        out.append({"title": title, "ballots": ballots, "counts": counts})
+    return out
 
 
 def _hash(text: str) -> str:

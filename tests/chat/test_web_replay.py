@@ -64,6 +64,12 @@ def test_the_replay_checks_itself_and_a_tampered_copy_fails(
     assert "身份" in body and "过程" in body and "马甲01" in body
     if os.environ.get("WOLFJUDGE_SCREENSHOTS") and ruleset == "classic":  # docs/web/
         browser.save_screenshot(str(Path(os.environ["WOLFJUDGE_SCREENSHOTS"]) / "replay.png"))
+    # each vote as a table: one row a voter, as the log's VoteResult has it
+    results = [e for e in data["export"]["log"] if e["type"] == "VoteResult"]
+    tables = browser.find_elements("css selector", "#votes table")
+    assert results and len(tables) == len(results)
+    rows = tables[0].find_elements("css selector", "tr")[1:]
+    assert len(rows) == len(results[0]["data"]["effective"])
     # step through the timeline
     first = browser.find_element("css selector", ".step h3").text
     browser.find_elements("css selector", ".nav button")[1].click()  # 下一步

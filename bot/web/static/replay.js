@@ -173,10 +173,31 @@
     return e.type === "GameOver" || e.type === "GameEnded";
   });
   rolesBox.appendChild(el("p", say("seed", {seed: seedLine.data.seed})));
+  var votesBox = el("section");
+  votesBox.id = "votes";
+  votesBox.appendChild(el("h2", words.votes));
+  data.votes.forEach(function (v) {
+    votesBox.appendChild(el("h3", v.title));
+    var table = el("table");
+    var head = el("tr");
+    head.append(el("th", words.voter), el("th", words.target));
+    table.appendChild(head);
+    v.ballots.forEach(function (b) {
+      var row = el("tr");
+      row.append(el("td", say("seat", {n: b[0]})),
+                 el("td", b[1] === null ? words.abstain : say("seat", {n: b[1]})));
+      table.appendChild(row);
+    });
+    votesBox.appendChild(table);
+    votesBox.appendChild(el("p", v.counts.map(function (c) {
+      var target = c[0] === 0 || c[0] === "0" ? words.abstain : say("seat", {n: c[0]});
+      return say("count", {target: target, n: c[1]});
+    }).join("；")));
+  });
   var stepsBox = el("section");
   stepsBox.appendChild(el("h2", words.steps));
   steps(stepsBox);
-  root.append(box, rolesBox, stepsBox);
+  root.append(box, rolesBox, votesBox, stepsBox);
 
   if (!(window.BigInt && window.TextEncoder && (subtle || (window.sha256 && window.nacl)))) {
     result.textContent = words.no_crypto;
