@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -59,10 +60,16 @@ def served(tmp_path: Path) -> Iterator[tuple[WebTable, str]]:
     table.pages_on()  # the app on the table's clock
     _day1(table)
     table.move(datetime(2026, 12, 1, 21, 5))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(table.client.app, host="127.0.0.1", port=port,
-                                           access_log=False, log_level="warning",
-                                           lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(table.client.app, host="127.0.0.1",
+                                           port=_free_port(), access_log=False,
+                                           log_level="warning", lifespan="off"))
+    with running(server) as base:
+        yield table, base
+
+
+@contextmanager
+def running(server: Any) -> Iterator[str]:
+    """A uvicorn server on loopback in a thread while the block runs; its base URL."""
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(200):
@@ -71,7 +78,7 @@ def served(tmp_path: Path) -> Iterator[tuple[WebTable, str]]:
         time.sleep(0.05)  # (the server's start-up, not a deadline)
     assert server.started
     try:
-        yield table, f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{server.config.port}"
     finally:
         server.should_exit = True
         thread.join(10)

@@ -291,36 +291,24 @@ def test_a_link_never_reaches_a_log(web: WebTable, caplog: pytest.LogCaptureFixt
     """The production server (no access log), on loopback: a page request, good or bad, logs
     nothing that holds the token."""
     import logging
-    import threading
-    import time
     import urllib.error
     import urllib.request
 
-    from test_web_browser import _free_port
+    from test_web_browser import _free_port, running
 
     from bot.web.server import WebSettings, make_server
 
-    port = _free_port()
-    settings = WebSettings(WOLFJUDGE_WEB_URL=BASE, WOLFJUDGE_WEB_PORT=port)
+    settings = WebSettings(WOLFJUDGE_WEB_URL=BASE, WOLFJUDGE_WEB_PORT=_free_port())
     server: Any = make_server(web.service, PageLinks(BASE, web.links), settings, web.bot)
     assert server.config.access_log is False
     caplog.set_level(logging.DEBUG)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        time.sleep(0.05)  # (the server's start-up, not a deadline)
-    try:
+    with running(server) as base:
         link = web.link(web.contact[1])
         token = link.split("/")[-1]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{link}") as r:
+        with urllib.request.urlopen(base + link) as r:
             assert r.status == 200
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/p/{token}x")
+            urllib.request.urlopen(f"{base}/p/{token}x")
         except urllib.error.HTTPError as exc:
             assert exc.code == 403
-    finally:
-        server.should_exit = True
-        thread.join(10)
     assert token not in caplog.text and token[:20] not in caplog.text

@@ -9,15 +9,13 @@ import copy
 import io
 import os
 import re
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_chat_judge import JUDGE, _day1
-from test_web_browser import _browser_or_skip, _free_port
+from test_web_browser import _browser_or_skip, _free_port, running
 from test_web_pages import WebTable
 
 from bot.chat.demo import Demo
@@ -124,25 +122,15 @@ def test_the_replay_is_public_only_after_the_end(tmp_path: Path, browser: Any) -
     # served, in the browser: ✓, and the 马甲 shown as text
     import uvicorn
 
-    port = _free_port()
     server = uvicorn.Server(uvicorn.Config(
-        create_app(table.service, table.bot.chats, table.links), host="127.0.0.1", port=port,
-        access_log=False, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        time.sleep(0.05)  # (the server's start-up, not a deadline)
-    try:
-        verdict, text = _verdict(browser, f"http://127.0.0.1:{port}/replay/{table.code}")
+        create_app(table.service, table.bot.chats, table.links), host="127.0.0.1",
+        port=_free_port(), access_log=False, log_level="warning", lifespan="off"))
+    with running(server) as base:
+        verdict, text = _verdict(browser, f"{base}/replay/{table.code}")
         assert verdict == "ok", text
         assert "<script>alert(1)</script>" in browser.find_element("tag name", "body").text
         # the data, the two vendored helpers and ours: nothing else
         assert len(browser.find_elements("tag name", "script")) == 4
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def test_wolfjudge_replay_writes_the_file(tmp_path: Path) -> None:
