@@ -26,7 +26,8 @@ from rulesets.anomaly.statuses import STAGE
 from rulesets.data import YAML_LOADER, read_yaml
 
 START = date(2026, 1, 1)  # calendar day 1 of every scenario
-TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description"}
+TOP_KEYS = {"name", "ruleset", "options", "seats", "schedule", "steps", "seed", "description",
+            "rules"}  # rules (extension): the rule IDs the file covers (test_rule_coverage)
 
 
 
@@ -48,7 +49,8 @@ SKILL_VERBS = {name: spec for verbs in RULESET_VERBS.values() for name, spec in 
 JUDGE_VERBS = {_english(VERBS[key]) or key: key for key in (
     "proxy", "confirm_correction", "reject_correction", "yellow", "red", "notice", "contact",
     "close_at", "open_at")}
-CAMPS = {"classic": {"wolves", "village", "black-lovers"}, "anomaly": {"anomaly", "normal"}}
+CAMPS = {"classic": {"wolves", "village", "black-lovers"}, "anomaly": {"anomaly", "normal"},
+         "standard": {"wolves", "village"}}
 STAGES = {"growth", "mature", "complete"}
 
 
@@ -169,13 +171,19 @@ class Scenario:
                 raise ScenarioError(1, f"missing key {key!r}")
         if not isinstance(doc["steps"], list):
             raise ScenarioError(self.key_lines.get("steps", 1), "steps must be a list")
+        rules = doc.get("rules", [])
+        if not isinstance(rules, list) or not all(
+                isinstance(r, str) and re.fullmatch(r"[A-Z]+(?:-[A-Z0-9]+)+", r) for r in rules):
+            raise ScenarioError(self.key_lines.get("rules", 1),
+                                "rules is a list of rule IDs, like [S-WIN-1, S-WIN-3]")
         return doc
 
     def start(self, doc: dict[str, Any]) -> Game:
         ruleset = str(doc["ruleset"])
         line = self.key_lines.get("ruleset", 1)
         if ruleset not in RULESET_VERBS:
-            raise ScenarioError(line, f"unknown ruleset {ruleset!r} (classic | anomaly)")
+            raise ScenarioError(line, f"unknown ruleset {ruleset!r} "
+                                      f"({' | '.join(sorted(CAMPS))})")
         try:
             get_ruleset(ruleset)
         except KeyError:

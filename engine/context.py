@@ -486,9 +486,10 @@ class Ctx:
             self.add_deadline("lastwords", day + 1, "open", 0, seats, key=str(day))
             self.tell_duty(st.seat, "LastWordsDue")
 
-    def owe_handover(self, seat: int) -> None:
+    def owe_handover(self, seat: int, notice: str = "HandoverDue") -> None:
         """The sheriff at `seat` gives the badge up (he went out, or a ruleset takes it from
-        him): he owes a successor by the handover deadline (C-SHERIFF-4..6, P-DL-1)."""
+        him): he owes a successor by the handover deadline (C-SHERIFF-4..6, P-DL-1); `notice`
+        is the event that tells him."""
         state = self.state
         day = max(state.day, 1)
         state.sheriff = None
@@ -500,7 +501,7 @@ class Ctx:
             self.add_deadline("handover", day, "at", 30, [seat], key=str(day))
         else:
             self.add_deadline("handover", day + 1, "open", 0, [seat], key=str(day))
-        self.tell_duty(seat, "HandoverDue")
+        self.tell_duty(seat, notice)
 
     def tear_badge(self, seat: int) -> None:
         """The sheriff who owes a successor destroys the badge instead (撕警徽, where a
