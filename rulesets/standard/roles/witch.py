@@ -8,7 +8,6 @@ from engine.context import Ctx
 from engine.model import Seat, Slot
 from rulesets.common.kill import reported_target
 from rulesets.common.roles import Resolution, Role
-from rulesets.common.skills import open_slot
 from rulesets.common.witch import WITCH_SLOT
 from rulesets.common.witch import deadline as witch_deadline
 from rulesets.standard.base import ack
@@ -19,7 +18,10 @@ def _open(ctx: Ctx) -> None:
     witch = next((s for s in ctx.state.peek_living()
                   if s.role == "witch" and (s.holds("antidote") or s.holds("poison"))), None)
     ctx.night.data["tongling"] = witch.seat if witch and witch.holds("tongling") else None
-    open_slot(ctx, WITCH_SLOT, witch, witch_deadline(ctx), True)
+    if witch is not None:  # (the prompt without the antidote speaks of the poison only)
+        ctx.add_slot(WITCH_SLOT, [witch.seat], *witch_deadline(ctx), yellow=True)
+        ctx.tell(witch.seat, "NightPrompt",
+                 skill=WITCH_SLOT if witch.holds("antidote") else "witch_poison")
 
 
 def _save(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
