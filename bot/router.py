@@ -38,7 +38,10 @@ from engine.model import Deadline, GameState
 BROADCAST = frozenset({
     "GameCreated", "DayOpened", "NightStarted", "VoteResult", "Exiled", "RevoteOpened",
     "NoSheriff", "SheriffChanged", "RedCard", "YellowCardPublic", "CampSurrendered",
-    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed"})
+    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed",
+    # the standard board's announcements (docs/rules-standard.md)
+    "ElectionOpened", "SheriffCandidate", "SheriffWithdrew", "SignupClosed", "WithdrawClosed",
+    "BadgeLost", "BadgeTorn", "SelfDestruct", "IdiotRevealed", "HunterShot"})
 EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 PUBLIC_ROOM = "public"
 
