@@ -95,7 +95,10 @@ class Standard(RoleHooks, WitchNight, Ruleset):
             self.book.deadline(ctx, deadline)
 
     def exiles_on(self, ctx: Ctx, day: int) -> bool:
-        return day >= 2 or opts(ctx).standard_day1 == "sheriff_then_exile"  # S-SHERIFF-1
+        """S-SHERIFF-1: day 1 exiles only under sheriff_then_exile, once the election is over
+        (a judge who closes day 1 before the withdrawal deadline closes the election)."""
+        return day >= 2 or (opts(ctx).standard_day1 == "sheriff_then_exile"
+                            and not election.running(ctx))
 
     def ballot(self, ctx: Ctx, day: int, kind: str) -> tuple[set[int], set[int]]:
         if kind == "sheriff":
