@@ -104,6 +104,19 @@ def _election(state: GameState) -> dict[str, Any] | None:
     return election if isinstance(election, dict) and election["phase"] != "done" else None
 
 
+def _voters(state: GameState) -> set[int]:
+    """Who votes in today's vote, by the ruleset's ballot (every living seat, but in the
+    standard board's election its non-candidates, and never a revealed idiot)."""
+    rs = get_ruleset(state.ruleset)
+    day = state.day
+    ctx = Ctx(state, state.schedule.open_at(max(day, 1)), rs)  # read only
+    election = _election(state)
+    if election is not None and election["phase"] == "signup":
+        return set()  # (the election's vote opens when the sign-up closes)
+    kind = "sheriff" if election is not None or not rs.exiles_on(ctx, day) else "exile"
+    return rs.ballot(ctx, day, kind)[0]
+
+
 def _day_help(state: GameState, seat: int) -> list[str]:
     """The standard board's day verbs the seat may send now: 上警, 退水, 自爆."""
     if state.ruleset != "standard" or not state.phase.startswith("D"):
@@ -149,7 +162,7 @@ def player_help(state: GameState, seat: int, dm_votes: bool) -> str:
                     "setup": duty_help(state.ruleset, "setup")}[dl.kind]
             lines.append(f"{what}（{t('help_until', due=_hm(dl.due))}）")
     lines.extend(_day_help(state, seat))
-    if st.alive and state.phase.startswith("D"):
+    if st.alive and state.phase.startswith("D") and seat in _voters(state):
         day = int(state.phase[1:])
         lines.append(t("help_day_vote" if dm_votes else "help_forum_vote",
                        close=_hm(state.schedule.close_at(day))))

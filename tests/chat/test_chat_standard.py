@@ -29,6 +29,7 @@ def test_a_standard_game_speaks_chinese_and_takes_its_day_verbs(table: Table) ->
     helped = table.reply(table.contact(code, villager), "帮助")
     assert "上警（报名竞选警长" in helped, helped
     assert "自爆" not in helped
+    assert "投 座位号" not in helped  # the election's vote opens after the sign-up
     assert "自爆（白天" in table.reply(table.contact(code, wolf), "帮助")
     sent = table.send(table.contact(code, seer), "上警")
     assert any(f"{seer} 号上警" in t for t in dm_texts(sent, table.contact(code, villager)))
@@ -36,13 +37,16 @@ def test_a_standard_game_speaks_chinese_and_takes_its_day_verbs(table: Table) ->
     assert "退水（退出警长竞选" in table.reply(table.contact(code, seer), "帮助")
     assert "已经上警" in table.reply(table.contact(code, seer), "上警")
     assert "上警截止后开始" in table.reply(table.contact(code, villager), f"投 {seer}")
+    table.send(table.contact(code, wolf), "上警")  # two candidates: a contest
     _day1(table, code, 12, 30)
-    assert "不是警长候选人" in table.reply(table.contact(code, wolf), f"投 {wolf}")
+    assert "投 座位号" in table.reply(table.contact(code, villager), "帮助")
+    assert "投 座位号" not in table.reply(table.contact(code, seer), "帮助")  # a candidate
+    assert "不是警长候选人" in table.reply(table.contact(code, idiot), f"投 {villager}")
     assert "候选人不参加" in table.reply(table.contact(code, seer), f"投 {seer}")
     table.send(table.contact(code, villager), f"投 {seer}")
     sent = table.send(table.contact(code, seer), "退水")
     assert any(f"{seer} 号退水。投给 {seer} 号的票" in t
-               for t in dm_texts(sent, table.contact(code, wolf))), sent
+               for t in dm_texts(sent, table.contact(code, idiot))), sent
     assert "已经退水" in table.reply(table.contact(code, seer), "上警") or "不能上警" in \
         table.reply(table.contact(code, seer), "上警")
 
