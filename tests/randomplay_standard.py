@@ -70,6 +70,14 @@ class StandardDriver(Driver):
         return super().vote_target(r)
 
     def catch_up(self, dl: Deadline) -> None:
+        if dl.kind == "signup" and self.election() is not None:
+            # Just before the sign-up closes, a few more stand (a contest is the usual case).
+            self.now = max(self.now, dl.due - timedelta(minutes=3))
+            for _ in range(int(self.p() * 4)):
+                if self.over or not self.living():
+                    break
+                self.send(Act(seat=pick(self.living(), self.p())[0], skill="run"))
+            return
         if dl.kind == "hunter" and self.p() < self.diligence:
             self.now = max(self.now, dl.due - timedelta(minutes=2))
             for seat in dl.seats:

@@ -33,7 +33,7 @@ from engine.model import GameState
 from rulesets.data import load
 from rulesets.standard.base import REVEALED
 
-GAMES = settings(max_examples=16, deadline=None,
+GAMES = settings(max_examples=40, deadline=None,
                  phases=tuple(Phase) if os.environ.get("WOLFJUDGE_SHRINK") else (
                      Phase.explicit, Phase.reuse, Phase.generate),
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -195,7 +195,7 @@ def test_standard_games_end_with_one_winner_replay_and_keep_secrets(rnd: Any,
     _play(rnd, OPTION_SETS[which] if rnd.randrange(10) < 7 else {})
 
 
-@settings(GAMES, max_examples=6)
+@settings(GAMES, max_examples=12)
 @given(rnd=st.randoms(use_true_random=False), guard=st.booleans())
 def test_standard_fast_games(rnd: Any, guard: bool) -> None:
     options = {**FAST_OPTIONS, **({"standard.board": "预女猎守"} if guard else {})}
