@@ -278,7 +278,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="play many whole games with automatic players and "
                                         "report win rates, game length, causes of going out "
                                         "and rule firings (docs/balance.md)")
-    p.add_argument("--ruleset", choices=("classic", "anomaly"), required=True)
+    p.add_argument("--ruleset", choices=("classic", "anomaly", "standard"), required=True)
     p.add_argument("--players", type=int, default=None, help="default 12")
     p.add_argument("--option", type=_option_pair, action="append", default=[],
                    metavar="KEY=VALUE", help="a game option (repeatable), as in RULES.md §5")
@@ -328,7 +328,7 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_console)
     p = sub.add_parser("demo", help="a whole scripted game through the chat layer, printed as "
                                     "the console transcript (temporary SQLite, no set-up)")
-    p.add_argument("--ruleset", choices=("classic", "anomaly"), default="classic")
+    p.add_argument("--ruleset", choices=("classic", "anomaly", "standard"), default="classic")
     p.add_argument("--seed", type=int, default=1, help="the scripted players' choices")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="another option of the game (as 新游戏 takes it), e.g. "

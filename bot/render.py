@@ -34,6 +34,7 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     for key, value in data.items():
         if isinstance(value, list) and all(isinstance(x, int) for x in value):
             f[key] = seats(value)
+            f[f"has_{key}"] = bool(value)  # (a wording may depend on whether there are any)
     target = data.get("target")
     f["has_target"] = target is not None
     f["target_text"] = w["seat"].format(n=target) if target is not None else (
@@ -59,7 +60,8 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
         "ruleset") else ""
     counts = data.get("counts") or {}
     f["counts_text"] = w["separator"].join(
-        w["vote_count"].format(who=w["abstain"] if int(c) == 0 else w["seat"].format(n=c), n=n)
+        w["vote_count"].format(who=w["abstain"] if int(c) == 0 else w["seat"].format(n=c),
+                               n=_count(n))
         for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], int(kv[0])))) or w["no_votes"]
     cards = data.get("cards") or []
     f["cards_text"] = w["cards"].format(items=w["separator"].join(
@@ -83,6 +85,11 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
                            else w["seat"].format(n=t))
         for v, t in sorted(effective.items(), key=lambda kv: int(kv[0]))) or w["no_votes"]
     return f
+
+
+def _count(n: Any) -> Any:
+    """A weighted vote count as a person writes it: 3, 2.5 (never 3.0)."""
+    return int(n) if isinstance(n, float) and n.is_integer() else n
 
 
 def _word(table: dict[str, str], key: Any) -> str:
@@ -174,8 +181,9 @@ def template_problems(rulesets: list[str] | None = None) -> list[str]:
                 if model is None:
                     problems.append(f"{rs} {part}.{type_}: no payload model for this event type")
                     continue
-                allowed = set(model.model_fields) | derived | ({"to"} if part == "judge"
-                                                               else set())
+                allowed = (set(model.model_fields) | derived
+                           | {f"has_{name}" for name in model.model_fields}  # (a list's)
+                           | ({"to"} if part == "judge" else set()))
                 for name in sorted(_names(template) - allowed):
                     problems.append(f"{rs} {part}.{type_}: {{{name}}} is not a field of "
                                     f"{model.__name__} nor a word of the renderer")

@@ -39,7 +39,10 @@ BROADCAST = frozenset({
     "GameCreated", "DayOpened", "NightStarted", "VoteResult", "Exiled", "RevoteOpened",
     "NoSheriff", "SheriffChanged", "RedCard", "YellowCardPublic", "CampSurrendered",
     "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed",
-    "CommandUndonePublic"})
+    "CommandUndonePublic",
+    # the standard board's announcements (docs/rules-standard.md)
+    "ElectionOpened", "SheriffCandidate", "SheriffWithdrew", "SignupClosed", "WithdrawClosed",
+    "BadgeLost", "BadgeTorn", "SelfDestruct", "IdiotRevealed", "HunterShot"})
 EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 PUBLIC_ROOM = "public"
 

@@ -52,7 +52,8 @@ SKILL_VERBS = {name: spec for verbs in RULESET_VERBS.values() for name, spec in 
 JUDGE_VERBS = {_english(VERBS[key]) or key: key for key in (
     "proxy", "confirm_correction", "reject_correction", "yellow", "red", "notice", "contact",
     "close_at", "open_at")}
-CAMPS = {"classic": {"wolves", "village", "black-lovers"}, "anomaly": {"anomaly", "normal"}}
+CAMPS = {"classic": {"wolves", "village", "black-lovers"}, "anomaly": {"anomaly", "normal"},
+         "standard": {"wolves", "village"}}
 STAGES = {"growth", "mature", "complete"}
 
 
@@ -177,14 +178,15 @@ class Scenario:
         if not isinstance(rules, list) or not all(
                 isinstance(r, str) and RULE_ID.fullmatch(r) for r in rules):
             raise ScenarioError(self.key_lines.get("rules", 1),
-                                "rules is a list of rule IDs, e.g. [C-WOLF-1, P-DL-6]")
+                                "rules is a list of rule IDs, e.g. [C-WOLF-1, S-WIN-1]")
         return doc
 
     def start(self, doc: dict[str, Any]) -> Game:
         ruleset = str(doc["ruleset"])
         line = self.key_lines.get("ruleset", 1)
         if ruleset not in RULESET_VERBS:
-            raise ScenarioError(line, f"unknown ruleset {ruleset!r} (classic | anomaly)")
+            raise ScenarioError(line, f"unknown ruleset {ruleset!r} "
+                                      f"({' | '.join(sorted(CAMPS))})")
         try:
             get_ruleset(ruleset)
         except KeyError:

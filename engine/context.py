@@ -84,7 +84,13 @@ class RulesetHooks(Protocol):
     options_model: type[CommonOptions]
 
     def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None: ...
+    def open_day(self, ctx: Ctx, day: int) -> None: ...
     def exiles_on(self, ctx: Ctx, day: int) -> bool: ...
+    def ballot(self, ctx: Ctx, day: int, kind: str) -> tuple[set[int], set[int]]: ...
+    def check_vote(self, ctx: Ctx, voter: int, target: int | None) -> None: ...
+    def sheriff_weight(self, ctx: Ctx) -> float: ...
+    def spares_exile(self, ctx: Ctx, seat: int) -> bool: ...
+    def last_words_right(self, ctx: Ctx, st: Seat) -> bool | None: ...
     def first_to_reach_rule(self, ctx: Ctx) -> str: ...
     def night_handover(self, ctx: Ctx) -> str: ...
     def red_card_successor(self, ctx: Ctx) -> str: ...
@@ -487,19 +493,11 @@ class Ctx:
         state = self.state
         day = max(state.day, 1)
         if state.sheriff == st.seat:
-            state.sheriff = None
             if st.out_cause == "red-card":
+                state.sheriff = None
                 self.red_card_successor()
             else:
-                state.handover_due = st.seat
-                if state.phase.startswith("D"):
-                    self.add_deadline("handover", day, "close", self.o.deadlines_after_exile,
-                                      [st.seat], key=str(day))
-                elif self.rs.night_handover(self) == "close_plus_30":
-                    self.add_deadline("handover", day, "at", 30, [st.seat], key=str(day))
-                else:
-                    self.add_deadline("handover", day + 1, "open", 0, [st.seat], key=str(day))
-                self.tell_duty(st.seat, "HandoverDue")
+                self.owe_handover(st.seat)
         if self._lastwords_right(st):
             state.lastwords_due.append(st.seat)
             dl = state.deadline(f"lastwords:{day}")
@@ -507,7 +505,38 @@ class Ctx:
             self.add_deadline("lastwords", day + 1, "open", 0, seats, key=str(day))
             self.tell_duty(st.seat, "LastWordsDue")
 
+    def owe_handover(self, seat: int, notice: str = "HandoverDue") -> None:
+        """The sheriff at `seat` gives the badge up (he went out, or a ruleset takes it from
+        him): he owes a successor by the handover deadline (C-SHERIFF-4..6, P-DL-1); `notice`
+        is the event that tells him."""
+        state = self.state
+        day = max(state.day, 1)
+        state.sheriff = None
+        state.handover_due = seat
+        if state.phase.startswith("D"):
+            self.add_deadline("handover", day, "close", self.o.deadlines_after_exile,
+                              [seat], key=str(day))
+        elif self.rs.night_handover(self) == "close_plus_30":
+            self.add_deadline("handover", day, "at", 30, [seat], key=str(day))
+        else:
+            self.add_deadline("handover", day + 1, "open", 0, [seat], key=str(day))
+        self.tell_duty(seat, notice)
+
+    def tear_badge(self, seat: int) -> None:
+        """The sheriff who owes a successor destroys the badge instead (撕警徽, where a
+        ruleset allows it): nobody is sheriff for the rest of the game."""
+        state = self.state
+        if state.handover_due != seat:
+            self.reject("no_handover_due")
+        state.data.pop("held_handover", None)
+        self.drop_deadlines(lambda d: d.kind == "handover")
+        state.handover_due = None
+        self.announce("BadgeTorn", seat=seat)
+
     def _lastwords_right(self, st: Seat) -> bool:
+        own = self.rs.last_words_right(self, st)
+        if own is not None:
+            return own
         rule = self.o.lastwords_eligible
         if rule == "all":
             return True

@@ -18,6 +18,8 @@ def handover(ctx: Ctx, cmd: Handover) -> None:
         ctx.reject("no_handover_due")
     target = ctx.living_target(cmd.target)
     assert target is not None
+    if target == cmd.seat:  # (only a sheriff who gives the badge up alive can name himself)
+        ctx.reject("no_self_target")
     if not ctx.rs.may_handover(ctx, cmd.seat):
         state.data["held_handover"] = [cmd.seat, target]
         ctx.tell_duty(cmd.seat, "HandoverHeld", target=target)
@@ -34,7 +36,7 @@ def handover_missed(ctx: Ctx) -> None:
     if not ctx.rs.procedures_apply(ctx):
         ctx.note("JudgeRulingNeeded", duty="handover", seat=old)
         return
-    living = state.living_numbers()
+    living = [n for n in state.living_numbers() if n != old]  # (he may be alive: S-IDIOT-4)
     if living:
         ctx.set_sheriff(ctx.rand_choice(living, "sheriff_handover"), "random")
     else:

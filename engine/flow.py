@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from engine.context import Ctx
 from engine.duties import handover_missed
 from engine.model import Deadline, GameState, Night
-from engine.votes import ABSTAIN, REVOTE, tally
+from engine.votes import ABSTAIN, REVOTE, Tally, tally
 from engine.voting import lapse_corrections
 
 
@@ -166,6 +166,14 @@ def _resolve(ctx: Ctx, *, publish: bool = False) -> None:
     ctx.check("phase")
 
 
+def _counts(t: Tally) -> dict[int, int | float]:
+    """A tally's counts for its announcement: a whole number as an int (a half stays, where
+    a ruleset weighs the sheriff's vote 1.5), so that its JSON reads the same to every reader
+    (Python writes 3.0 where a browser's JSON.stringify writes 3: the replay checks a
+    signature over it)."""
+    return {c: int(n) if float(n).is_integer() else n for c, n in t.counts.items()}
+
+
 def _open_day(ctx: Ctx, day: int) -> None:
     state = ctx.state
     if reviewing(state):
@@ -183,6 +191,7 @@ def _open_day(ctx: Ctx, day: int) -> None:
                  roles={n: state.seat(n).role for n in outs} if reveal else {},
                  alive=state.living_numbers())
     ctx.add_deadline("day_close", day, "close")
+    ctx.rs.open_day(ctx, day)
 
 
 def _close_day(ctx: Ctx, day: int) -> None:
@@ -191,16 +200,21 @@ def _close_day(ctx: Ctx, day: int) -> None:
     if state.data.get("revote"):
         _close_revote(ctx, day)
         return
-    voters = set(state.living_numbers())
+    if state.data.get("vote_void") == day:  # the day's vote was voided (void_votes)
+        del state.data["vote_void"]
+        ctx.check("phase")
+        _start_night(ctx, day)
+        return
+    exiles = ctx.rs.exiles_on(ctx, day)
+    voters, candidates = ctx.rs.ballot(ctx, day, "exile" if exiles else "sheriff")
     sheriff = state.sheriff if state.sheriff in voters else None
-    weights = {sheriff: 2} if sheriff else {}
+    weights = {sheriff: ctx.rs.sheriff_weight(ctx)} if sheriff else {}
     abstain_key = ctx.o.votes_abstain_as_candidate
-    t = tally(state.votes, voters, weights, voters, abstain_as_candidate=abstain_key,
+    t = tally(state.votes, voters, weights, candidates, abstain_as_candidate=abstain_key,
               tiebreak=ctx.rs.first_to_reach_rule(ctx))
     non_voters = sorted(n for n in voters if not state.votes.get(n))
     void_voters = sorted(n for n in voters if state.votes.get(n) and state.votes[n][-1].void)
-    exiles = ctx.rs.exiles_on(ctx, day)
-    ctx.announce("VoteResult", day=day, counts={c: n for c, n in t.counts.items()},
+    ctx.announce("VoteResult", day=day, counts=_counts(t),
                  effective=t.effective, kind="exile" if exiles else "sheriff")
     revote = False
     if exiles:
@@ -208,19 +222,42 @@ def _close_day(ctx: Ctx, day: int) -> None:
         revote = target == REVOTE
         if target in (ABSTAIN, REVOTE):
             target = None
-        if not revote:
-            ctx.announce("Exiled", day=day, seat=target)
-        if target is not None:
-            ctx.put_out(target, "vote")
+        _exile(ctx, day, None if revote else target, announce=not revote)
     else:
-        elected = ctx.rs.pick_sheriff(ctx, t) if t.top else None
-        if elected == ABSTAIN:
-            elected = None
-        if elected is None:
-            ctx.announce("NoSheriff", day=day)
-        else:
-            ctx.set_sheriff(elected, "elected")
+        _elect(ctx, day, t)
     # P-CARD-3: the cards for not voting come after the exile and its consequences.
+    _vote_cards(ctx, non_voters, void_voters)
+    ctx.check("phase")
+    if revote:
+        _open_revote(ctx, day, list(t.tied))
+        return
+    _start_night(ctx, day)
+
+
+def _exile(ctx: Ctx, day: int, target: int | None, *, announce: bool = True) -> None:
+    """The vote's exile: announced and put out, unless the ruleset spares the seat (and
+    says so itself)."""
+    if target is not None and ctx.rs.spares_exile(ctx, target):
+        return
+    if announce:
+        ctx.announce("Exiled", day=day, seat=target)
+    if target is not None:
+        ctx.put_out(target, "vote")
+
+
+def _elect(ctx: Ctx, day: int, t: Tally) -> None:
+    elected = ctx.rs.pick_sheriff(ctx, t)
+    if elected == ABSTAIN:
+        elected = None
+    if elected is None:
+        ctx.announce("NoSheriff", day=day)
+    else:
+        ctx.set_sheriff(elected, "elected")
+
+
+def _vote_cards(ctx: Ctx, non_voters: list[int], void_voters: list[int]) -> None:
+    """P-VOTE-9: a card for each voter who did not vote (and, by option, a void vote)."""
+    state = ctx.state
     for n in non_voters if ctx.rs.procedures_apply(ctx) else []:
         st = state.seat(n)
         if st.red:
@@ -234,11 +271,44 @@ def _close_day(ctx: Ctx, day: int) -> None:
         for n in void_voters:
             if not state.seat(n).red:
                 ctx.yellow(n, "void_vote")
+
+
+def hold_election(ctx: Ctx, day: int) -> None:
+    """A sheriff election that closes before the day's close (a ruleset's deadline calls it):
+    its vote is counted, the sheriff set, its cards given, and the day's votes start afresh
+    for the exile vote until the close."""
+    state = ctx.state
+    lapse_corrections(ctx)
+    voters, candidates = ctx.rs.ballot(ctx, day, "sheriff")
+    t = tally(state.votes, voters, {}, candidates,
+              abstain_as_candidate=ctx.o.votes_abstain_as_candidate,
+              tiebreak=ctx.rs.first_to_reach_rule(ctx))
+    non_voters = sorted(n for n in voters if not state.votes.get(n))
+    void_voters = sorted(n for n in voters if state.votes.get(n) and state.votes[n][-1].void)
+    ctx.announce("VoteResult", day=day, counts=_counts(t), effective=t.effective,
+                 kind="sheriff")
+    _elect(ctx, day, t)
+    _vote_cards(ctx, non_voters, void_voters)
+    state.votes = {}
     ctx.check("phase")
-    if revote:
-        _open_revote(ctx, day, list(t.tied))
-        return
-    _start_night(ctx, day)
+
+
+def void_votes(ctx: Ctx, *, close_now: bool) -> None:
+    """Today's vote is void (a ruleset's rule: a self-destruct): the posts are dropped, later
+    votes refused, nobody is exiled or elected and nobody is carded for not voting. With
+    `close_now` the day closes at this moment and the night begins, its deadlines counted
+    from now; otherwise the day keeps its close."""
+    state = ctx.state
+    day = state.day
+    lapse_corrections(ctx)
+    state.votes = {}
+    state.data.pop("revote", None)
+    state.data["vote_void"] = day
+    if close_now:
+        state.schedule.closes[day] = ctx.now
+        ctx.retime_deadlines()
+        ctx.remove_deadline(f"day_close:{day}")
+        _close_day(ctx, day)
 
 
 def _open_revote(ctx: Ctx, day: int, candidates: list[int]) -> None:
@@ -262,14 +332,12 @@ def _close_revote(ctx: Ctx, day: int) -> None:
     candidates = set(state.data.pop("revote")["candidates"])
     voters = set(state.living_numbers()) - candidates
     sheriff = state.sheriff if state.sheriff in voters else None
-    t = tally(state.votes, voters, {sheriff: 2} if sheriff else {},
+    t = tally(state.votes, voters, {sheriff: ctx.rs.sheriff_weight(ctx)} if sheriff else {},
               {c for c in candidates if state.seat(c).alive})
-    ctx.announce("VoteResult", day=day, counts=dict(t.counts), effective=t.effective,
+    ctx.announce("VoteResult", day=day, counts=_counts(t), effective=t.effective,
                  kind="revote")
     target = t.tied[0] if len(t.tied) == 1 else None
-    ctx.announce("Exiled", day=day, seat=target)
-    if target is not None:
-        ctx.put_out(target, "vote")
+    _exile(ctx, day, target)
     ctx.check("phase")
     _start_night(ctx, day)
 

@@ -237,7 +237,9 @@ class VotePosted(Payload):
 class VoteResult(Payload):
     day: int
     kind: str
-    counts: dict[int, int]  # target (0: abstain) -> votes
+    # target (0: abstain) -> votes; a half where a ruleset weighs the sheriff's vote 1.5, a
+    # whole number always an int
+    counts: dict[int, int | float]
     effective: dict[int, int | None]  # voter -> target
 
 
@@ -384,3 +386,9 @@ class DawnReview(Payload):
 class DawnPublished(Payload):
     day: int
     by_judge: bool
+
+
+# The sheriff who owes a successor destroys the badge (撕警徽: Ctx.tear_badge).
+@payload("BadgeTorn")
+class BadgeTorn(Payload):
+    seat: int

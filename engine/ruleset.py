@@ -15,7 +15,7 @@ from engine.options import CommonOptions, ModelSpec, spec_of
 if TYPE_CHECKING:
     from engine.commands import Act
     from engine.context import Ctx
-    from engine.model import Deadline, Slot
+    from engine.model import Deadline, Seat, Slot
     from engine.votes import Tally
 
 
@@ -58,9 +58,37 @@ class Ruleset:
         """A setup-phase deadline fired (a setup duty's)."""
 
     # day ---------------------------------------------------------------
+    def open_day(self, ctx: Ctx, day: int) -> None:
+        """Day `day` has opened (after its post and its close deadline): a ruleset's own
+        business of the day (an election's sign-up)."""
+
     def exiles_on(self, ctx: Ctx, day: int) -> bool:
         """Whether day `day`'s vote exiles (day 1 elects the sheriff only)."""
         return day >= 2
+
+    def ballot(self, ctx: Ctx, day: int, kind: str) -> tuple[set[int], set[int]]:
+        """Who votes in day `day`'s `kind` vote ("sheriff" or "exile"), and whom the votes may
+        count for: by default every living character, both. (A seat left out of the voters
+        gets no card for not voting.)"""
+        living = set(ctx.state.living_numbers())
+        return living, living
+
+    def check_vote(self, ctx: Ctx, voter: int, target: int | None) -> None:
+        """Refuse (ctx.reject) a day vote the ruleset does not allow: a candidate's vote in an
+        election, a vote for a non-candidate, a voter who lost the vote."""
+
+    def sheriff_weight(self, ctx: Ctx) -> float:
+        """The weight of the sheriff's vote (C-SHERIFF-3, P-VOTE-11: 2)."""
+        return 2
+
+    def spares_exile(self, ctx: Ctx, seat: int) -> bool:
+        """Whether the exile of `seat` is averted (the ruleset announces why); otherwise the
+        engine announces it and puts the seat out."""
+        return False
+
+    def last_words_right(self, ctx: Ctx, st: Seat) -> bool | None:
+        """Whether `st`, just out, has last words; None: lastwords.eligible decides."""
+        return None
 
     def first_to_reach_rule(self, ctx: Ctx) -> str:
         """Which "first to reach" ties use: first_to_reach_held (AMB-C-14) or _ever."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,8 +14,10 @@ REVOTE = -1  # what a ruleset's exile pick returns to ask for a PK revote
 
 @dataclass(frozen=True)
 class Tally:
-    counts: dict[int, int]  # candidate -> weighted count (ABSTAIN key only when it is a candidate)
-    top: int  # M
+    # candidate -> weighted count (ABSTAIN key only when it is a candidate); a float where a
+    # weight is one (a sheriff's 1.5)
+    counts: dict[int, float]
+    top: float  # M
     tied: tuple[int, ...]  # S, sorted
     reached: dict[int, datetime]  # candidate in S -> T(c) (first-to-reach time)
     effective: dict[int, int | None]  # voter -> effective target (None: abstain or void)
@@ -35,7 +38,7 @@ def _segments(posts: list[VotePost], valid: set[int], abstain_key: bool
     return out
 
 
-def tally(votes: dict[int, list[VotePost]], voters: set[int], weights: dict[int, int],
+def tally(votes: dict[int, list[VotePost]], voters: set[int], weights: Mapping[int, float],
           candidates: set[int], *, abstain_as_candidate: bool = False,
           tiebreak: str = "first_to_reach_held") -> Tally:
     """Count the day's votes of living `voters` for living `candidates`."""
@@ -48,7 +51,7 @@ def tally(votes: dict[int, list[VotePost]], voters: set[int], weights: dict[int,
         segs = _segments(posts, valid, abstain_as_candidate)
         effective[voter] = segs[-1][1]
         timeline.extend((at, voter, cand) for at, cand in segs)
-    counts: dict[int, int] = {}
+    counts: dict[int, float] = {}
     for voter, cand in effective.items():
         if cand is not None:
             counts[cand] = counts.get(cand, 0) + weights.get(voter, 1)
@@ -60,8 +63,9 @@ def tally(votes: dict[int, list[VotePost]], voters: set[int], weights: dict[int,
     return Tally(counts, top, tied, reached, effective)
 
 
-def _first_to_reach(timeline: list[tuple[datetime, int, int | None]], weights: dict[int, int],
-                    tied: tuple[int, ...], top: int, *, ever: bool) -> dict[int, datetime]:
+def _first_to_reach(timeline: list[tuple[datetime, int, int | None]],
+                    weights: Mapping[int, float], tied: tuple[int, ...], top: float, *,
+                    ever: bool) -> dict[int, datetime]:
     """T(c): start of the last unbroken period with count >= M up to close (or the first moment)."""
     timeline = sorted(timeline, key=lambda e: e[0])
     current: dict[int, int | None] = {}
@@ -74,7 +78,7 @@ def _first_to_reach(timeline: list[tuple[datetime, int, int | None]], weights: d
             _, voter, cand = timeline[i]
             current[voter] = cand
             i += 1
-        counts: dict[int, int] = {}
+        counts: dict[int, float] = {}
         for voter, cand in current.items():
             if cand is not None:
                 counts[cand] = counts.get(cand, 0) + weights.get(voter, 1)

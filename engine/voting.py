@@ -17,7 +17,10 @@ def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> 
         ctx.reject("no_vote_now")
     if not ctx.peek(n).alive:
         ctx.reject("you_are_out")
-    revote = ctx.view("data").get("revote")
+    data = ctx.view("data")
+    if data.get("vote_void") == state.day:
+        ctx.reject("votes_void")
+    revote = data.get("revote")
     if revote:
         if n in revote["candidates"]:
             ctx.reject("revote_candidate")
@@ -25,11 +28,13 @@ def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> 
             ctx.reject("revote_target", candidates=revote["candidates"])
         if mode == "change":
             ctx.reject("change_used")
-    posts = state.votes.setdefault(n, [])
     if mode != "void" and target is not None:
         ctx.living_target(target)
         if target == n and not ctx.o.votes_self_vote:
             ctx.reject("no_self_vote")
+    if mode != "void":
+        ctx.rs.check_vote(ctx, n, target)
+    posts = state.votes.setdefault(n, [])
     if mode == "request_correct":
         _request_correction(ctx, n, target, posts)
         return

@@ -63,9 +63,18 @@ PATIENCE = 30  # commands in a row without the clock moving; then it moves to th
 NEUTRAL_WORDS = ["过。", "我是好人，请大家相信我。", "3号发言有问题。", "", "再见 👋",
                  "{target} 号", "遗言：无"]
 # Every engine skill of the chat vocabulary (another ruleset's are unknown skills here), and
-# words that are no skill at all.
-SKILLS = list(dict.fromkeys(skill for spec in VERBS.values() for skill in spec.skills.values())
-              ) + ["", "KILL", "vote"]
+# words that are no skill at all: classic's and anomaly's, the list the pinned digests were
+# taken with (tests/test_anomaly_resolution_digests.py, bench/engine.py); a driver of another
+# ruleset sets its own (`Driver.skills`).
+
+
+def skills_of(rulesets: tuple[str, ...]) -> list[str]:
+    return list(dict.fromkeys(skill for spec in VERBS.values()
+                              for ruleset, skill in spec.skills.items() if ruleset in rulesets)
+                ) + ["", "KILL", "vote"]
+
+
+SKILLS = skills_of(("classic", "anomaly"))
 # Seats no game has; a negative or three-digit seat does not even parse (engine.commands).
 ODD_SEATS = [0, 13, 99]
 
@@ -181,6 +190,8 @@ def within(r: float, lo: float, hi: float) -> float:
 
 class Driver:
     """One game on a simulated clock; see the module docstring."""
+
+    skills = SKILLS  # the skill words `illegal` draws from
 
     # Whether `send` proves that handle() left its input state alone (a deep copy and a
     # comparison per command). The tests always do; bench/engine.py turns it off to time the
@@ -576,7 +587,7 @@ class Driver:
         seat, r = pick(seats, r)
         target, r = pick(targets, r)
         if kind == "act":
-            skill, r = pick(SKILLS, r)
+            skill, r = pick(self.skills, r)
             many, r = pick([(target,), (), (target, target), (target, seat, None)], r)
             return Act(seat=seat, skill=skill, targets=many)
         if kind == "vote":

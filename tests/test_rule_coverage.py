@@ -1,6 +1,7 @@
-"""Each rule ID of RULES.md §1–§4 (G-, C-, A-, P-) and of docs/rules-*.md is checked by a
-scenario or a test that says so: a scenario lists it in its `rules` field, or a test names it
-in its name, its docstring or its `rules` marker (issue 22: never a comment)."""
+"""Each rule ID of RULES.md §1–§4 (G-, C-, A-, P-) and of docs/rules-*.md (any area letter:
+S-WIN-1 of the standard board) is checked by a scenario or a test that says so: a scenario
+lists it in its `rules` field, or a test names it in its name (`test_p_dl_6_…`,
+`test_S_WIN_3_…`), its docstring or its `rules` marker (issue 22: never a comment)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ ID = r"[GCAP]-[A-Z]+(?:-[A-Z0-9]+)+"
 # A rule is defined where its ID opens a bold item (**C-WOLF-1 …) or a table row (| C-NIGHT-1 …).
 DEFINITION = re.compile(rf"^\s*(?:(?:[*-]|\d+\.)\s*)?\*\*({ID})\b|^\|\s*({ID})\b")
 COVERED_SECTIONS = ("1", "2", "3", "4")
+# The project's rule docs (docs/rules-*.md) may use any area letter (S-WIN-1).
+DOC_ID = r"[A-Z]-[A-Z]+(?:-[A-Z0-9]+)+"
+DOC_DEFINITION = re.compile(rf"^\s*(?:(?:[*-]|\d+\.)\s*)?\*\*({DOC_ID})\b|^\|\s*({DOC_ID})\b")
 
 
 def rule_ids(text: str) -> set[str]:
@@ -64,8 +68,8 @@ def is_covered(rule: str, scenarios: set[str], texts: str, names: str) -> bool:
     in its name in snake case (P-DL-6: test_p_dl_6_…)."""
     snake = rule.lower().replace("-", "_")
     return (rule in scenarios or re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", texts)
-            is not None or re.search(rf"(?:^|_){re.escape(snake)}(?:_|$)", names, re.M)
-            is not None)
+            is not None or re.search(rf"(?:^|_){re.escape(snake)}(?:_|$)", names,
+                                     re.M | re.I) is not None)
 
 
 def uncovered(ids: set[str]) -> list[str]:
@@ -86,6 +90,7 @@ def test_coverage_counts_no_comment() -> None:
     assert is_covered("C-WOLF-1", {"C-WOLF-1"}, "", "")
     assert is_covered("P-DL-6", set(), "", "test_p_dl_6_night")
     assert not is_covered("P-DL-6", set(), "", "test_p_dl_61_night")
+    assert is_covered("S-WIN-3", set(), "", "test_S_WIN_3_no_shot")
     assert is_covered("AMB-P-09", set(), "the judge rules (AMB-P-09).", "")
     assert not is_covered("C-WOLF-1", set(), "", "")
 
@@ -96,10 +101,11 @@ def test_every_rule_id_is_covered(rules_text: str) -> None:
 
 
 def test_every_rule_id_of_the_project_rule_docs_is_covered() -> None:
-    """docs/rules-*.md hold the rules of roles RULES.md does not know (the classic hunter)."""
+    """docs/rules-*.md hold the rules RULES.md does not know (the classic hunter, the judge's
+    procedures, the standard board)."""
     for path in sorted((ROOT / "docs").glob("rules-*.md")):
         ids = {d.group(1) or d.group(2) for line in path.read_text(encoding="utf-8").splitlines()
-               if (d := DEFINITION.match(line))}
+               if (d := DOC_DEFINITION.match(line))}
         assert ids, f"{path.name} defines no rule ID"
         missing = uncovered(ids)
         assert not missing, f"{path.name}: rule IDs listed by no scenario or test: {missing}"

@@ -74,7 +74,7 @@ def test_nothing_in_the_engine_names_a_role_a_ruleset_or_a_ruleset_option() -> N
     from rulesets.data import load
 
     names: set[str] = {"tongling", "通灵"}
-    for ruleset in ("classic", "anomaly"):
+    for ruleset in ("classic", "anomaly", "standard"):
         rs = get_ruleset(ruleset)
         names |= {ruleset, *rs.roles, *(load(ruleset, "data").get("role_names") or {}).values()}
         names |= set(rs.options_model.keys()) - set(CommonOptions.keys())
@@ -117,6 +117,6 @@ def test_rulesets_are_found_through_entry_points() -> None:
     from engine.ruleset import ENTRY_POINT_GROUP, get_ruleset, ruleset_names
 
     eps = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    assert {"classic", "anomaly"} <= set(eps) <= set(ruleset_names())
+    assert {"classic", "anomaly", "standard"} <= set(eps) <= set(ruleset_names())
     for name, ep in eps.items():
         assert ep.load() is get_ruleset(name)

@@ -35,6 +35,9 @@ JUDGE = "法官"
 TZ = "Asia/Shanghai"
 START = datetime(2026, 12, 1, 7, 30)
 LAST_WORDS = ["我是好人，大家看清场上局势。", "过，祝好人胜利。", "请相信我的发言，重点看后置位。"]
+RULESET_WORDS = {"classic": "经典", "anomaly": "异常", "standard": "标准"}
+# Check results that call the target a wolf (classic <非村>, the standard board's words).
+WOLF_LABELS = ("狼人", "查杀", "狼人阵营")
 MAX_STEPS = 5000
 
 
@@ -131,7 +134,7 @@ class Demo:
     # the game ----------------------------------------------------------------------------------
     def run(self) -> str:
         start = self.out.size
-        kind = "经典" if self.ruleset == "classic" else "异常"
+        kind = RULESET_WORDS[self.ruleset]
         self.say(JUDGE, " ".join(["新游戏", kind, "votes.channel=dm", *self.options]))
         m = re.search(r"游戏码 ([A-Z0-9]{4,8})", self.out.since(start))
         if not m:
@@ -166,7 +169,13 @@ class Demo:
             st = state.seat(seat)
             seen = self.seen(seat)
             self.duties(state, seat, seen)
-            if phase.startswith("D") and st.alive and ("vote", phase, seat) not in self.done:
+            if self.ruleset == "standard" and phase.startswith("D") and st.alive:
+                self.standard_day(state, seat, seen)
+                state = self.service.state(self.code)
+                if state.phase != phase or state.over:
+                    return  # a self-destruct ended the day
+            if phase.startswith("D") and st.alive and ("vote", phase, seat) not in self.done \
+                    and self.may_vote(state, seat):
                 self.done.add(("vote", phase, seat))
                 self.vote(seat, seen)
         if phase.startswith("D") and ("tally", phase) not in self.done and not (
@@ -197,14 +206,18 @@ class Demo:
                 self.say(name, f"连 {pair[0]} {pair[1]}")
             elif dl.kind == "handover":
                 self.done.add(key)
-                self.say(name, f"移交 {self.rng.choice(others)}")
+                if self.ruleset == "standard" and self.rng.random() < 0.2:
+                    self.say(name, "撕警徽")
+                else:
+                    self.say(name, f"移交 {self.rng.choice(others)}")
             elif dl.kind == "lastwords":
                 self.done.add(key)
                 if self.rng.random() < 0.7:
                     self.say(name, f"遗言 {self.rng.choice(LAST_WORDS)}")
             elif dl.kind == "hunter":
                 self.done.add(key)
-                self.say(name, f"粉碎 {self.rng.choice(others)}")
+                shoot = "粉碎" if self.ruleset == "anomaly" else "开枪"
+                self.say(name, f"{shoot} {self.rng.choice(others)}")
 
     def night_action(self, key: str, seat: int, name: str, seen: Seen, others: list[int]
                      ) -> None:
@@ -223,12 +236,12 @@ class Demo:
             target = self.rng.choice(fresh)
             done.add(target)
             self.say(name, f"验 {target}")
-        elif base == "guard" and self.ruleset == "classic":
+        elif base == "guard" and self.ruleset != "anomaly":
             for target in self.rng.sample(others + [seat], min(3, len(others) + 1)):
                 if self.say(name, f"守 {target}") == "accepted":
                     return
             self.say(name, "空守")
-        elif base == "witch" and self.ruleset == "classic":
+        elif base == "witch" and self.ruleset != "anomaly":
             told = seen.last("Tongling")
             used = {e.data.get("skill") for e in seen.of("ActionRecorded")}
             if told is not None and told.data.get("target") and "save" not in used and (
@@ -258,7 +271,14 @@ class Demo:
         for e in seen.of("GroupFormed"):
             mates |= set(e.data.get("members", []))
         suspects = [e.data.get("target") for e in seen.of("SeerResult")
-                    if "非" in str(e.data.get("label", "")) and e.data.get("target") in alive]
+                    if ("非" in str(e.data.get("label", ""))
+                        or e.data.get("label") in WOLF_LABELS) and e.data.get("target") in alive]
+        candidates = self.candidates(seen)
+        if candidates is not None:  # the standard board's day-1 election
+            alive = [n for n in candidates if n != seat]
+            suspects = [n for n in suspects if n in alive]
+            if not alive:
+                return
         if suspects:
             target = suspects[-1]
         else:
@@ -268,6 +288,50 @@ class Demo:
             self.say(name, "弃权")
         else:
             self.say(name, f"投 {target}")
+
+
+    # the standard board's day: the election, self-destruct -------------------------------------
+    def election(self, state: Any) -> dict[str, Any] | None:
+        election = state.data.get("election") if self.ruleset == "standard" else None
+        return election if election and election["phase"] != "done" else None
+
+    def candidates(self, seen: Seen) -> list[int] | None:
+        """The candidates as the public posts tell them, while the election is open."""
+        state = self.service.state(self.code)
+        if self.election(state) is None:
+            return None
+        stood = [e.data["seat"] for e in seen.of("SheriffCandidate")]
+        gone = {e.data["seat"] for e in seen.of("SheriffWithdrew")}
+        return [n for n in stood if n not in gone]
+
+    def may_vote(self, state: Any, seat: int) -> bool:
+        """On day 1 of the standard board: after the sign-up, and not as a candidate."""
+        election = self.election(state)
+        if election is None:
+            return not (self.ruleset == "standard" and state.day == 1)
+        return election["phase"] != "signup" and seat not in (
+            election["candidates"] + election["withdrawn"]) and len(election["candidates"]) > 1
+
+    def standard_day(self, state: Any, seat: int, seen: Seen) -> None:
+        """Day 1: a few stand (上警), one may withdraw (退水); later days: a wolf may 自爆."""
+        name = self.contact(seat)
+        election = self.election(state)
+        if election is not None and ("run", seat) not in self.done:
+            self.done.add(("run", seat))
+            if election["phase"] == "signup" and self.rng.random() < 0.25:
+                self.say(name, "上警")
+                return
+        if election is not None and seat in election["candidates"] and election[
+                "phase"] == "withdraw" and ("withdraw", seat) not in self.done:
+            self.done.add(("withdraw", seat))
+            if self.rng.random() < 0.2:
+                self.say(name, "退水")
+            return
+        if state.day >= 2 and state.seat(seat).role == "wolf" and (
+                "destruct", state.phase, seat) not in self.done:
+            self.done.add(("destruct", state.phase, seat))
+            if self.rng.random() < 0.05:
+                self.say(name, "自爆")
 
 
 def run_demo(*, ruleset: str = "classic", seed: int = 1, out: TextIO,

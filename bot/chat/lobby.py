@@ -42,8 +42,8 @@ CHAT_OPTIONS: dict[str, tuple[str, ...]] = {
 CHAT_DEFAULTS = {"votes.channel": "forum", "groups.mode": "auto",
                  "groups.judges_in_rooms": "true", "deal.seats": "seed",
                  "public.channel": "dm", "public.dm_out": "false"}
-RULESETS = {"classic": "classic", "anomaly": "anomaly"}
-DEFAULT_PLAYERS = {"classic": 12, "anomaly": 12}
+RULESETS = {"classic": "classic", "anomaly": "anomaly", "standard": "standard"}
+DEFAULT_PLAYERS = {"classic": 12, "anomaly": 12, "standard": 12}
 CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and retyped
 OPEN, CLOSE = time(9, 0), time(21, 0)
 END_CONFIRM = timedelta(minutes=10)  # `结束 确认` within this of `结束`

@@ -7,16 +7,24 @@ deadlines and cards); the judge's view says everything.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.feed import describe_deadline, submission
 from bot.render import render_event
 from bot.service import event_of
 from bot.store.models import LogEntry
 from bot.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
+from engine.context import Ctx
 from engine.events import Event
 from engine.model import GameState
+from engine.ruleset import get_ruleset
 from engine.votes import tally
 from rulesets.data import load
+
+
+def _num(n: float) -> float | int:
+    """A weighted count as written: 3, 2.5."""
+    return int(n) if float(n).is_integer() else n
 
 
 def _hm(at: datetime) -> str:
@@ -43,7 +51,7 @@ def told_camp(state: GameState, seat: int, log: list[LogEntry]) -> str:
             camp = event_of(row.body).data.get("camp")
     if camp is None:
         dealt = {"wolf": "wolves", "wolf-head": "anomaly"}.get(state.seat(seat).role)
-        camp = dealt or ("village" if state.ruleset == "classic" else "normal")
+        camp = dealt or ("normal" if state.ruleset == "anomaly" else "village")
     return camp_name(state.ruleset, camp)
 
 
@@ -76,6 +84,12 @@ def player_status(state: GameState, seat: int, code: str, forum_name: str,
                     "hunter": duty_help(state.ruleset, "hunter"),
                     "setup": duty_help(state.ruleset, "setup")}[dl.kind]
             lines.append(t("status_owes", what=what, due=_hm(dl.due)))
+    election = _election(state)
+    if election is not None:
+        mine = t("status_candidate") if seat in election["candidates"] else t(
+            "status_withdrawn") if seat in election["withdrawn"] else ""
+        lines.append(t("status_election", candidates=seats_text(election["candidates"]) or t(
+            "words.none"), mine=mine))
     posts = state.votes.get(seat)
     if posts and state.phase.startswith("D"):
         last = posts[-1]
@@ -83,6 +97,44 @@ def player_status(state: GameState, seat: int, code: str, forum_name: str,
             t("words.abstain") if last.target is None else t("words.seat", n=last.target))
         lines.append(t("status_vote", what=what))
     return "\n".join(lines)
+
+
+def _election(state: GameState) -> dict[str, Any] | None:
+    """The standard board's day-1 election while it runs (rulesets/standard/election.py)."""
+    election = state.data.get("election") if state.ruleset == "standard" else None
+    return election if isinstance(election, dict) and election["phase"] != "done" else None
+
+
+def _voters(state: GameState) -> set[int]:
+    """Who votes in today's vote, by the ruleset's ballot (every living seat, but in the
+    standard board's election its non-candidates, and never a revealed idiot)."""
+    rs = get_ruleset(state.ruleset)
+    day = state.day
+    ctx = Ctx(state, state.schedule.open_at(max(day, 1)), rs)  # read only
+    election = _election(state)
+    if election is not None and election["phase"] == "signup":
+        return set()  # (the election's vote opens when the sign-up closes)
+    kind = "sheriff" if election is not None or not rs.exiles_on(ctx, day) else "exile"
+    return rs.ballot(ctx, day, kind)[0]
+
+
+def _day_help(state: GameState, seat: int) -> list[str]:
+    """The standard board's day verbs the seat may send now: 上警, 退水, 自爆."""
+    if state.ruleset != "standard" or not state.phase.startswith("D"):
+        return []
+    st = state.seat(seat)
+    lines: list[str] = []
+    election = _election(state)
+    if election is not None and st.alive:
+        signup, withdraw = state.deadline("signup:1"), state.deadline("withdraw:1")
+        if election["phase"] == "signup" and signup is not None and seat not in (
+                election["candidates"] + election["withdrawn"]):
+            lines.append(t("help_run", due=_hm(signup.due)))
+        if seat in election["candidates"] and withdraw is not None:
+            lines.append(t("help_withdraw", due=_hm(withdraw.due)))
+    if st.alive and st.role == "wolf" and state.data.get("vote_void") != state.day:
+        lines.append(t("help_destruct"))
+    return lines
 
 
 def duty_help(ruleset: str, key: str) -> str:
@@ -104,11 +156,14 @@ def player_help(state: GameState, seat: int, dm_votes: bool) -> str:
             lines.append(f"{duty_help(state.ruleset, slot.key)}（{due}）")
     for dl in state.deadlines:
         if seat in dl.seats and dl.kind in ("handover", "lastwords", "hunter", "setup"):
-            what = {"handover": t("help_handover"), "lastwords": t("help_lastwords"),
+            handover = t("help_handover_or_tear" if state.ruleset == "standard"
+                         else "help_handover")
+            what = {"handover": handover, "lastwords": t("help_lastwords"),
                     "hunter": duty_help(state.ruleset, "hunter"),
                     "setup": duty_help(state.ruleset, "setup")}[dl.kind]
             lines.append(f"{what}（{t('help_until', due=_hm(dl.due))}）")
-    if st.alive and state.phase.startswith("D"):
+    lines.extend(_day_help(state, seat))
+    if st.alive and state.phase.startswith("D") and seat in _voters(state):
         day = int(state.phase[1:])
         lines.append(t("help_day_vote" if dm_votes else "help_forum_vote",
                        close=_hm(state.schedule.close_at(day))))
@@ -150,16 +205,20 @@ def vote_tally(state: GameState, code: str, now: datetime) -> str:
     if not state.phase.startswith("D"):
         return t("tally_not_day")
     day = int(state.phase[1:])
-    voters = {s.seat for s in state.living()}
+    # Who votes, for whom and with which weight: the ruleset's rules of the day's vote.
+    rs = get_ruleset(state.ruleset)
+    ctx = Ctx(state, now, rs)  # read only: the hooks only look
+    election = _election(state) is not None or not rs.exiles_on(ctx, day)
+    voters, candidates = rs.ballot(ctx, day, "sheriff" if election else "exile")
     sheriff = state.sheriff if state.sheriff in voters else None
-    weights = {sheriff: 2} if sheriff else {}
-    result = tally(state.votes, voters, weights, voters)
+    weights = {sheriff: rs.sheriff_weight(ctx)} if sheriff else {}
+    result = tally(state.votes, voters, weights, candidates)
     lines = [t("tally_head", code=code, day=day, now=_hm(now))]
     by_target: dict[int | None, list[int]] = {}
     for voter, target in sorted(result.effective.items()):
         by_target.setdefault(target, []).append(voter)
     for target, count in sorted(result.counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        lines.append(t("tally_line", target=t("words.seat", n=target), count=count,
+        lines.append(t("tally_line", target=t("words.seat", n=target), count=_num(count),
                        voters=seats_text(by_target.get(target, []))))
     if None in by_target:
         lines.append(t("tally_line", target=t("words.abstain"), count=len(by_target[None]),
@@ -167,7 +226,7 @@ def vote_tally(state: GameState, code: str, now: datetime) -> str:
     if not result.counts and None not in by_target:
         lines.append(t("tally_none"))
     if sheriff:
-        lines.append(t("tally_sheriff", seat=sheriff))
+        lines.append(t("tally_sheriff", seat=sheriff, weight=_num(weights[sheriff])))
     pending = sorted(n for n in voters if not state.votes.get(n))
     if pending:
         lines.append(t("tally_pending", seats=seats_text(pending)))

@@ -37,13 +37,19 @@ SLOT_SKILLS: dict[str, tuple[str, ...]] = {
     "witch": ("save", "poison", "purify", "format"),
     "overload": ("overload",),
 }
-# Duty deadline kinds answered by an Act: kind -> skill (a hunter's shot, in either ruleset).
+# Duty deadline kinds answered by an Act: kind -> skill (a hunter's shot, in any ruleset).
 DUTY_SKILLS: dict[str, str] = {"hunter": "shoot"}
+# How often a seat stands for sheriff (the standard board's 上警): the random agent; the
+# heuristic one by role (the seer always, to claim from the badge; a wolf now and then, to
+# counter-claim).
+RUN_RANDOM = 0.3
+RUN_HEURISTIC = {"seer": 1.0, "wolf": 0.3}
+RUN_OTHERS = 0.15
 
 
 @dataclass(frozen=True)
 class Duty:
-    kind: str  # night | vote | setup | handover | lastwords | deadline
+    kind: str  # night | vote | setup | handover | lastwords | deadline | run (上警)
     key: str = ""  # the slot key (night) or the deadline kind (deadline)
 
 
@@ -70,12 +76,20 @@ class RandomAgent:
     def choose(self, view: SeatView, duty: Duty, rng: random.Random) -> list[Any]:
         seat = view.seat
         pool = sorted(view.public_in)  # itself included: some skills may target oneself
+        if duty.kind == "run":
+            return [Act(seat=seat, skill="run")] if rng.random() < RUN_RANDOM else []
         if duty.kind == "vote":
+            if view.election:
+                return [Vote(seat=seat, target=_pick(rng, view.candidates + [0]) or None)]
+            if view.role == "wolf" and view.ruleset == "standard" and rng.random() < 0.02:
+                return [Act(seat=seat, skill="destruct")]
             return [Vote(seat=seat, target=_pick(rng, pool + [0]) or None)]
         if duty.kind == "setup":
             return [Act(seat=seat, skill="link", targets=tuple(rng.sample(pool, 2)))
                     for _ in range(3) if len(pool) >= 2]
         if duty.kind == "handover":
+            if view.ruleset == "standard" and rng.random() < 0.2:
+                return [Act(seat=seat, skill="tear")]
             return [Handover(seat=seat, target=t) for t in rng.sample(pool, min(3, len(pool)))]
         if duty.kind == "lastwords":
             return [LastWords(seat=seat, text="过")]
@@ -112,7 +126,17 @@ class HeuristicAgent:
 
     def choose(self, view: SeatView, duty: Duty, rng: random.Random) -> list[Any]:
         seat = view.seat
+        if duty.kind == "run":
+            chance = RUN_HEURISTIC.get(view.role or "", RUN_OTHERS)
+            return [Act(seat=seat, skill="run")] if rng.random() < chance else []
+        if duty.kind == "vote" and view.election:
+            return [Vote(seat=seat, target=self.candidate(view, rng))]
         if duty.kind == "vote":
+            # A wolf the claimed seer called bad self-destructs (the standard board) now and
+            # then: the day's vote is void, and the night comes at once.
+            if view.ruleset == "standard" and view.role == "wolf" and seat in \
+                    view.claimed_bad() and rng.random() < 0.3:
+                return [Act(seat=seat, skill="destruct")]
             return [Vote(seat=seat, target=self.vote_target(view, rng))]
         if duty.kind == "setup":  # Cupid: two other seats at random (he knows nothing yet)
             others = view.others
@@ -166,6 +190,16 @@ class HeuristicAgent:
             own = [n for n, b in view.checks.items() if b and n in enemies]
             return own[0] if own else sorted(enemies, key=view.claimed_bad().index)[0]
         return None
+
+    def candidate(self, view: SeatView, rng: random.Random) -> int | None:
+        """The election's vote: a wolf backs a teammate who stands; the others a trusted
+        candidate, else anyone standing (the seer's claim is not out yet on day 1)."""
+        pool = [n for n in view.candidates if n != view.seat]
+        if view.role in KILLER_ROLES:
+            mine = [n for n in pool if n in view.mates]
+            return mine[0] if mine else _pick(rng, pool)
+        trusted = [n for n in pool if n in self.trusted(view)]
+        return trusted[0] if trusted else _pick(rng, pool)
 
     def vote_target(self, view: SeatView, rng: random.Random) -> int | None:
         target = self.suspect(view, rng)
@@ -249,7 +283,7 @@ class HeuristicAgent:
         bad = [n for n in self.suspect_list(view) if n in view.public_in]
         if bad and "poison" not in view.used:
             out.append(Act(seat=seat, skill="poison", targets=(bad[0],)))
-        elif view.ruleset == "classic" and view.night >= 2 and "poison" not in view.used:
+        elif view.ruleset != "anomaly" and view.night >= 2 and "poison" not in view.used:
             # Nobody called bad: from night two she poisons the seat that voted most against
             # the claimed seer and the seats he cleared, if any did.
             tells = {n: k for n, k in view.against_cleared().items() if n != seat}

@@ -17,6 +17,7 @@ from matplotlib import font_manager  # noqa: E402
 from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
+from bot.commands.vocabulary import RULESET_NAMES  # noqa: E402
 from bot.simulate.stats import texts  # noqa: E402
 
 CANDIDATES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC",
@@ -56,7 +57,7 @@ def draw(doc: dict[str, Any], path: str | Path) -> str | None:
         plt.rcParams["font.sans-serif"] = [font, "DejaVu Sans"]
         plt.rcParams["axes.unicode_minus"] = False
         labels = [t["camps"].get(c, c) for c in camps]
-        name = {"classic": "经典", "anomaly": "异常"}.get(doc["ruleset"], doc["ruleset"])
+        name = RULESET_NAMES.get(doc["ruleset"], doc["ruleset"])
         title = r["chart_title"].format(ruleset=name, players=doc["players"],
                                         agent=t["agents"].get(doc["agent"], doc["agent"]),
                                         games=doc["games"])

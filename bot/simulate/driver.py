@@ -27,8 +27,10 @@ from bot.simulate.stats import count_rules
 from bot.simulate.view import SeatView
 from engine import handle, new_game
 from engine.commands import Act, Tick
+from engine.context import Ctx
 from engine.events import Event, Rejection
 from engine.model import GameState
+from engine.ruleset import get_ruleset
 
 START = date(2026, 3, 1)
 MAX_DAY = 40  # a game still running on this day is ended by the judge (counted "none")
@@ -138,8 +140,20 @@ class GameDriver:
                 elif dl.kind not in ("night", "day_close", "day_open", "remind", "setup",
                                      "handover", "lastwords"):
                     out.append((n, Duty("deadline", dl.kind), ("deadline", dl.id, n)))
+        election: dict[str, Any] = state.data.get("election") or {}
+        running = bool(election) and election["phase"] != "done"
+        if running and election["phase"] == "signup":  # the standard board's 上警
+            for st in state.living():
+                out.append((st.seat, Duty("run"), ("run", st.seat)))
         if state.phase.startswith("D") and any(d.kind == "day_close" for d in state.deadlines):
-            order = [s.seat for s in state.living()]
+            # Who votes now: the ruleset's ballot (an election's non-candidates, and no
+            # revealed idiot); nobody while the election's sign-up runs.
+            rs = get_ruleset(state.ruleset)
+            ctx = Ctx(state, self.now, rs)
+            kind = "sheriff" if running or not rs.exiles_on(ctx, state.day) else "exile"
+            voters = set() if running and election["phase"] == "signup" else \
+                rs.ballot(ctx, state.day, kind)[0]
+            order = [s.seat for s in state.living() if s.seat in voters]
             self.rng.shuffle(order)  # who posts first matters for first-to-reach ties
             for n in order:
                 if not state.votes.get(n):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from bot.commands.vocabulary import RULESET_NAMES
 from bot.simulate.driver import START, GameResult, play_game
 from bot.simulate.stats import rules_for, summarize, texts
 from engine import new_game
@@ -78,7 +79,7 @@ def report(doc: dict[str, Any]) -> str:
     """The summary as Chinese text (texts.yaml)."""
     t = texts()
     r = t["report"]
-    name = {"classic": "经典", "anomaly": "异常"}.get(doc["ruleset"], doc["ruleset"])
+    name = RULESET_NAMES.get(doc["ruleset"], doc["ruleset"])
     lines = [r["title"].format(ruleset=name, players=doc["players"],
                                agent=t["agents"].get(doc["agent"], doc["agent"]),
                                games=doc["games"], seed=doc["seed"])]

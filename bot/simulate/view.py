@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from engine.events import Event
 from rulesets.data import load
 
-# Seer labels that mean "not good" in either ruleset (<非村>, <属性异常>, a role of the anomaly
-# camp such as 狼头 at the mature stage); anything else is read as good.
-BAD_MARKS = ("非", "异常", "狼")
+# Seer labels that mean "not good" in any ruleset (<非村>, <属性异常>, a role of the anomaly
+# camp such as 狼头 at the mature stage, the standard board's 狼人 / 查杀 / 狼人阵营); anything
+# else is read as good.
+BAD_MARKS = ("非", "异常", "狼", "查杀")
 
 
 KILLER_ROLES = ("wolf", "wolf-head")
@@ -57,6 +58,9 @@ class SeatView:
     infected: list[int] = field(default_factory=list)  # the wolf head's own 感染 targets
     votes: dict[tuple[int, int], int | None] = field(default_factory=dict)  # (day, voter) ->
     # the target of the voter's standing public vote that day (abstention: None)
+    # The standard board's day-1 election, as announced: whether it runs, its candidates.
+    election: bool = False
+    candidates: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.public_in = set(range(1, self.players + 1))
@@ -88,8 +92,20 @@ class SeatView:
                 self.public_in = set(d["alive"])
         elif t == "NightStarted":
             self.night = int(d.get("day", self.night))
-        elif t in ("Exiled", "RedCard") and d.get("seat"):
+        elif t in ("Exiled", "RedCard", "SelfDestruct") and d.get("seat"):
             self.public_in.discard(d["seat"])
+            if t == "SelfDestruct":
+                self.election = False
+        elif t == "HunterShot" and d.get("target"):
+            self.public_in.discard(d["target"])
+        elif t == "ElectionOpened":
+            self.election = True
+        elif t == "SheriffCandidate":
+            self.candidates.append(int(d["seat"]))
+        elif t == "SheriffWithdrew":
+            self.candidates = [n for n in self.candidates if n != d.get("seat")]
+        elif t == "BadgeLost" or (t == "VoteResult" and d.get("kind") == "sheriff"):
+            self.election = False
         elif t == "YouAreOut" and d.get("seat") == self.seat:
             self.out = True
             self.public_in.discard(self.seat)
@@ -116,7 +132,7 @@ class SeatView:
         elif t == "VotePosted" and d.get("voter") and d.get("mode") in (
                 "vote", "change", "correct"):
             self.votes[(self.day, int(d["voter"]))] = d.get("target")
-        elif t == "VoteResult":
+        if t == "VoteResult":
             self.vote_results += 1
 
     def hear(self, claim: Claim) -> None:

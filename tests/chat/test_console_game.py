@@ -415,7 +415,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, encoding="utf-8", env=env, timeout=120)
 
 
-@pytest.mark.parametrize("args", [(), ("--ruleset", "anomaly", "--seed", "3")])
+@pytest.mark.parametrize("args", [(), ("--ruleset", "anomaly", "--seed", "3"),
+                                  ("--ruleset", "standard", "--seed", "5")])
 def test_wolfjudge_demo_prints_a_protocol_transcript(args: tuple[str, ...]) -> None:
     done = run_cli("demo", *args)
     assert done.returncode == 0, done.stderr[-2000:]

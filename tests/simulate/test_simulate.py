@@ -151,7 +151,8 @@ def test_game_seed_depends_on_seed_and_index_only() -> None:
 
 
 @pytest.mark.parametrize("ruleset,players,agent", [("classic", 12, "random"),
-                                                    ("anomaly", 13, "heuristic")])
+                                                    ("anomaly", 13, "heuristic"),
+                                                    ("standard", 12, "heuristic")])
 def test_jobs_one_and_two_give_the_same_numbers(ruleset: str, players: int, agent: str) -> None:
     spec = Spec(ruleset=ruleset, players=players, games=6, seed=7, agent=agent)
     one = simulate(spec, jobs=1)
@@ -232,3 +233,16 @@ def test_chart_finds_a_cjk_font_installed_after_matplotlib_made_its_font_list(
     stale = [f for f in font_manager.fontManager.ttflist if f.name not in chart.CANDIDATES]
     monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)
     assert chart.cjk_font() in chart.CANDIDATES
+
+
+@pytest.mark.parametrize("board", ["预女猎白", "预女猎守"])
+@pytest.mark.parametrize("agent", ["random", "heuristic"])
+def test_standard_both_boards_and_both_agents_end_with_winners(board: str, agent: str) -> None:
+    """The standard board (docs/rules-standard.md) simulates on both boards with both agents:
+    every game ends with a winner, elections and the board's own rules happen."""
+    spec = Spec(ruleset="standard", players=12, games=8, seed=3, agent=agent,
+                options={"standard.board": board})
+    doc = simulate(spec)
+    assert "none" not in doc["wins"] or doc["wins"]["none"]["wins"] == 0, doc["wins"]
+    assert sum(w["wins"] for w in doc["wins"].values()) == 8
+    assert doc["rules"]["sheriff_elected"]["share"] > 0, doc["rules"]

@@ -1,0 +1,121 @@
+"""The standard board (docs/rules-standard.md) where a scenario cannot say it: options refused at
+creation (S-OPT-1), the boards' deals (S-SETUP-1), what the wolves are never told (S-WOLF-2)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+import pytest
+
+from bot.chat.lobby import LobbyError, check_game, split_options
+from engine import handle, new_game
+from engine.commands import Act, Tick
+from engine.events import Rejection
+from engine.options import OptionError
+
+START = date(2026, 1, 1)
+IDIOT_BOARD = ["wolf"] * 4 + ["seer", "witch", "hunter", "idiot"] + ["villager"] * 4
+
+
+def _game(options: dict[str, Any] | None = None, **kw: Any) -> Any:
+    args: dict[str, Any] = {"ruleset": "standard", "game_id": "t", "seed": "s", "start": START,
+                            "options": options or {}}
+    args.update(kw)
+    if "roles" not in args:
+        args.setdefault("players", 12)
+    return new_game(**args)
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("standard.board", "预女猎狼"),
+    ("standard.seer_words", "village_partition"),
+    ("standard.witch_self_save", True),
+    ("standard.guard_save_collision", "maybe"),
+    ("standard.hunter_poisoned_shoots", "yes"),
+    ("standard.day1", "exile_only"),
+    ("standard.sheriff_signup", "25:00"),
+    ("standard.sheriff_withdraw", "soon"),
+    ("standard.sheriff_tie", "first_to_reach"),
+    ("standard.sheriff_weight", 3),
+    ("standard.sheriff_weight", "1.7"),
+    ("standard.sheriff_weight", True),
+    ("standard.self_destruct", "never"),
+    ("standard.last_words", "first_night_and_exiles"),
+    ("standard.win", "city"),
+    ("standard.no_such_key", 1),
+])
+def test_S_OPT_1_a_bad_value_is_refused_at_creation_naming_the_key(key: str, value: Any) -> None:
+    with pytest.raises(OptionError, match=key.replace(".", r"\.")):
+        _game({key: value})
+
+
+def test_S_OPT_1_the_withdrawal_may_not_come_before_the_sign_up() -> None:
+    with pytest.raises(OptionError, match="standard.sheriff_withdraw"):
+        _game({"standard.sheriff_signup": "15:00", "standard.sheriff_withdraw": "14:00"})
+    with pytest.raises(OptionError, match="standard.sheriff_withdraw"):
+        _game({"standard.sheriff_signup": "3h", "standard.sheriff_withdraw": "2h"})
+    _game({"standard.sheriff_signup": "3h", "standard.sheriff_withdraw": "11:00"})  # mixed: ok
+
+
+def test_S_OPT_1_a_fast_game_takes_durations_only() -> None:
+    fast = {"first_open": datetime(2026, 1, 1, 19, 0), "day_minutes": 40, "night_minutes": 20}
+    durations = {"deadlines.witch": "10min", "standard.sheriff_signup": "10min",
+                 "standard.sheriff_withdraw": "20min"}
+    _game(durations, **fast)
+    with pytest.raises(ValueError, match="standard.sheriff_signup"):
+        _game({**durations, "standard.sheriff_signup": "19:10"}, **fast)
+
+
+def test_S_OPT_1_the_chat_values_are_read_and_checked() -> None:
+    """`新游戏 标准 standard.sheriff_weight=1.5` gives the text "1.5": it is read as the number."""
+    engine, _ = split_options(["standard.sheriff_weight=1.5", "standard.board=预女猎守"])
+    check_game("standard", 12, engine)
+    state, _ = _game(engine)
+    assert state.options["standard.sheriff_weight"] == 1.5
+    with pytest.raises(LobbyError):
+        check_game("standard", 12, split_options(["standard.sheriff_weight=5"])[0])
+    with pytest.raises(LobbyError):
+        check_game("standard", 13, {})
+
+
+def test_S_SETUP_1_the_two_boards_deal_their_roles() -> None:
+    state, _ = _game()
+    assert sorted(s.role for s in state.seats) == sorted(IDIOT_BOARD)
+    state, _ = _game({"standard.board": "预女猎守"})
+    assert sorted(s.role for s in state.seats) == sorted(
+        ["guard" if r == "idiot" else r for r in IDIOT_BOARD])
+    assert {s.camp for s in state.seats if s.role == "wolf"} == {"wolves"}
+    assert {s.camp for s in state.seats if s.role != "wolf"} == {"village"}
+    with pytest.raises(ValueError, match="idiot"):
+        _game({"standard.board": "预女猎守"}, roles=IDIOT_BOARD)
+    with pytest.raises(ValueError, match="guard"):
+        _game(roles=["guard" if r == "idiot" else r for r in IDIOT_BOARD])
+
+
+def test_S_WOLF_2_the_wolves_get_no_kill_feedback() -> None:
+    """Whatever the night, no event tells the killers how the kill went."""
+    state, events = _game(roles=IDIOT_BOARD)
+    now = datetime(2026, 1, 1, 0, 0)
+    seen = list(events)
+
+    def send(cmd: Any) -> None:
+        nonlocal state
+        out = handle(state, cmd, now)
+        assert not isinstance(out, Rejection), out
+        state, evs = out
+        seen.extend(evs)
+
+    while state.phase != "N1":
+        dl = state.next_deadline()
+        assert dl is not None
+        now = dl.due
+        send(Tick(deadline_id=dl.id))
+    for cmd in (Act(seat=1, skill="kill", targets=(9,)), Act(seat=1, skill="lock"),
+                Act(seat=6, skill="save", targets=(9,)), Act(seat=5, skill="see", targets=(1,))):
+        send(cmd)
+    assert state.night is not None and state.night.resolved
+    wolves = {1, 2, 3, 4}
+    told = [e for e in seen if e.phase == "N1" and not e.audience.public
+            and wolves & set(e.audience.seats)]
+    assert {e.type for e in told} <= {"NightPrompt", "KillRecorded", "KillLocked"}, told
