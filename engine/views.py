@@ -48,13 +48,33 @@ def read_only(value: Any) -> Any:
         return value
     if isinstance(value, dict):
         return MappingProxyType({k: read_only(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
+        return FrozenList(read_only(v) for v in value)
+    if isinstance(value, tuple):
         return tuple(read_only(v) for v in value)
     if isinstance(value, (set, frozenset)):
         return frozenset(value)
     if not (is_dataclass(value) or isinstance(value, BaseModel)) or is_frozen(type(value)):
         return value  # a frozen record, a date, an enum …
     return ReadOnly(value)
+
+
+class FrozenList(tuple[Any, ...]):
+    """A list, read only: it compares equal to a list of the same items, as the list itself
+    would (a plain tuple would not: `(1, 8) == [1, 8]` is false), so a ruleset reads the same
+    with strict views as without them."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            return list(self) == other
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
 
 class ReadOnly:

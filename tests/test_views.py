@@ -122,3 +122,15 @@ def test_rulesets_ask_for_holders_instead_of_peeking() -> None:
             if isinstance(node, ast.Attribute) and node.attr in raw:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.attr}")
     assert found == []
+
+
+def test_a_read_only_list_compares_as_the_list_would() -> None:
+    """Strict views hand a list out as a read-only sequence that still equals the list (the
+    standard guard's `last == [night - 1, target]` once passed a repeat shield in tests only)."""
+    from engine.views import read_only
+
+    view = read_only({"last": [1, 8], "pair": (1, 8)})
+    assert view["last"] == [1, 8]
+    assert [x for x in view["last"]] == [1, 8]
+    assert view["last"] == (1, 8)  # and as the tuple it is
+    assert view["pair"] != [1, 8]  # a tuple stays a tuple, as without strict views

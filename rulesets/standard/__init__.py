@@ -66,7 +66,7 @@ class Standard(RoleHooks, WitchNight, Ruleset):
             st.skills = {k: "held" for k in DATA["skills"][st.role]}
         wolves = [s.seat for s in state.seats if s.role == "wolf"]
         state.groups[WOLVES] = wolves
-        state.camps_on_field = [c for c in (WOLVES, VILLAGE) if state.peek_members(c)]
+        state.camps_on_field = [c for c in (WOLVES, VILLAGE) if state.count(c)]
         if wolves:
             ctx.tell_group(WOLVES, "GroupFormed", group=WOLVES, members=wolves)
         BOOK.setup(ctx)
@@ -143,7 +143,7 @@ class Standard(RoleHooks, WitchNight, Ruleset):
     # end of game (S-WIN-1) -------------------------------------------------------------
     def camp_lost(self, ctx: Ctx, camp: str) -> bool:
         state = ctx.state
-        living = state.peek_members(camp)
+        living = state.holders(camp=camp)
         if camp == WOLVES or opts(ctx).standard_win == "all":
             return not living
         board = gods(state)

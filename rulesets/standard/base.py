@@ -25,7 +25,7 @@ def gods(state: GameState) -> tuple[str, ...]:
 
 def living_holder(state: GameState, role: str, skill: str) -> Seat | None:
     """The first living `role` who holds `skill` (to read: `state.seat(n)` to change it)."""
-    return next((s for s in state.peek_living() if s.role == role and s.holds(skill)), None)
+    return state.holder(role, skill=skill)
 
 
 def ack(ctx: Ctx, st: Seat, skill: str, target: int | None) -> None:

@@ -20,8 +20,8 @@ def _open(ctx: Ctx) -> None:
 
 def _guard(ctx: Ctx, st: Seat, slot: Slot, cmd: Act, target: int | None) -> None:
     target = ctx.living_target(target, allow_none=True)
-    last = ctx.view("data").get(LAST)  # (read only: a sequence, not necessarily a list)
-    if target is not None and last is not None and list(last) == [ctx.night.day - 1, target]:
+    last = ctx.view("data").get(LAST)
+    if target is not None and last == [ctx.night.day - 1, target]:
         ctx.reject("same_guard_twice", target=target)  # S-GUARD-1
     ctx.submit(slot, cmd, [target] if target is not None else [])
     ack(ctx, st, "guard", target)

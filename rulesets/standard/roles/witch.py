@@ -15,8 +15,8 @@ from rulesets.standard.options import opts
 
 
 def _open(ctx: Ctx) -> None:
-    witch = next((s for s in ctx.state.peek_living()
-                  if s.role == "witch" and (s.holds("antidote") or s.holds("poison"))), None)
+    witch = next((s for s in ctx.holders("witch")
+                  if s.holds("antidote") or s.holds("poison")), None)
     ctx.night.data["tongling"] = witch.seat if witch and witch.holds("tongling") else None
     if witch is not None:  # (the prompt without the antidote speaks of the poison only)
         ctx.add_slot(WITCH_SLOT, [witch.seat], *witch_deadline(ctx), yellow=True)
