@@ -123,7 +123,11 @@ def test_an_action_typed_in_chromium_is_applied_and_answered_once(
         box = browser.find_element("css selector", "form.send input[name=cmd]")
         box.send_keys(f"验 {target}")
         browser.find_element("css selector", "form.send button").click()
-        answer = browser.find_element("css selector", ".answers").text
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        # the answer comes with the next page (a click does not wait for it to load)
+        answer = WebDriverWait(browser, 30).until(
+            lambda b: b.find_elements("css selector", ".answers"))[0].text
         assert "查验结果" in answer, answer
         assert table.state.night.slots["see"].sub.targets == [target]
         table.bot.deliver()
