@@ -28,7 +28,7 @@ from bot.store.codec import decode
 from bot.store.games import event_of
 from bot.store.models import UNDO, LogEntry
 from bot.store.signing import ALG, public_key, sign, verify
-from bot.undo import NOTICE, NOTICE_PUBLIC
+from bot.undo import NOTICE, NOTICE_PUBLIC, replay_commands
 from engine import handle, new_game, rng
 from engine.commands import parse_command
 from engine.events import Rejection
@@ -406,11 +406,9 @@ def _event_json(e: dict[str, Any]) -> dict[str, Any]:
 def _replay_without(params: dict[str, Any], log: list[dict[str, Any]], skip: set[int],
                     version: int) -> GameState:
     """The state of the commands of `log` but those in `skip` (an undo's state)."""
-    state, _ = new_game(**params)
-    for e in log:
-        if e["kind"] == "command" and e["seq"] not in skip:
-            out = handle(state, parse_command(e["command"]), datetime.fromisoformat(e["at"]))
-            if isinstance(out, Rejection):
-                raise ValueError(f"seq {e['seq']} refused without the undone: {out.code}")
-            state = out[0]
-    return state.model_copy(update={"version": version})
+    got = replay_commands(params, ((e["seq"], parse_command(e["command"]),
+                                    datetime.fromisoformat(e["at"]))
+                                   for e in log if e["kind"] == "command"), skip)
+    if isinstance(got, str):
+        raise ValueError(f"{got}, refused without the undone")
+    return got[0].model_copy(update={"version": version})

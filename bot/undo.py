@@ -24,10 +24,11 @@ from typing import Any
 
 from bot.feed import describe_command
 from bot.store.codec import decode
+from bot.store.games import event_of
 from bot.store.models import UNDO, LogEntry
 from engine import handle, new_game
 from engine.commands import Command, Tick, parse_command
-from engine.events import Audience, Event, Rejection, parse_event
+from engine.events import Audience, Event, Rejection
 from engine.model import GameState
 
 # The judge's commands that can be undone; a vote or an act only when a judge sent it.
@@ -97,23 +98,33 @@ def effective(rows: Sequence[LogEntry]) -> list[LogEntry]:
     return out
 
 
+# A logged command as a replay takes it: its seq, the command, when it was applied.
+Logged = tuple[int, Command, datetime]
+
+
 def replay(params: Mapping[str, Any], rows: Sequence[LogEntry], skip: set[int],
            *, until: int | None = None
            ) -> tuple[GameState, dict[int, list[Event]]] | str:
     """new_game + every logged command but those in `skip` (and before seq `until`, if
     given): the state, and each replayed command's events by its seq; a text saying which
     command the engine no longer accepts."""
+    return replay_commands(params, ((r.seq, parse_command(decode(r.body)), r.at) for r in rows
+                                    if r.kind == "command"
+                                    and (until is None or r.seq < until)), skip)
+
+
+def replay_commands(params: Mapping[str, Any], commands: Iterable[Logged], skip: set[int]
+                    ) -> tuple[GameState, dict[int, list[Event]]] | str:
+    """`replay` of commands however they were read (the log's rows, an export's entries)."""
     state, _ = new_game(**dict(params))
     out: dict[int, list[Event]] = {}
-    for row in rows:
-        if until is not None and row.seq >= until:
-            break
-        if row.kind != "command" or row.seq in skip:
+    for seq, cmd, at in commands:
+        if seq in skip:
             continue
-        got = handle(state, parse_command(decode(row.body)), row.at)
+        got = handle(state, cmd, at)
         if isinstance(got, Rejection):
-            return f"seq {row.seq}: {got.code}"
-        state, out[row.seq] = got
+            return f"seq {seq}: {got.code}"
+        state, out[seq] = got
     return state, out
 
 
@@ -157,14 +168,10 @@ def plan(params: Mapping[str, Any], rows: Sequence[LogEntry], target: Candidate,
               if head is not None and head.kind == "command"}
     for seq, events in replayed.items():
         if seq > target.seq and [e.model_dump() for e in events] != [
-                _event(r).model_dump() for r in logged[seq]]:
+                event_of(r.body).model_dump() for r in logged[seq]]:
             return "undo.depends"
     state = state.model_copy(update={"version": version})
-    return Plan(target, state, [_event(r) for r in logged[target.seq]])
-
-
-def _event(row: LogEntry) -> Event:
-    return parse_event(decode(row.body))
+    return Plan(target, state, [event_of(r.body) for r in logged[target.seq]])
 
 
 def notices(undone_events: Sequence[Event], what: str, at: datetime, phase: str,

@@ -63,6 +63,16 @@ REMINDED = {kind for kind, k in ENGINE_DEADLINE_KINDS.items() if k.reminded}
 # Duties that outlive going out: a seat that is out is still told what concerns them (their
 # prompts, the answers, reminders, missed deadlines and cards), and nothing else (G-RES-4).
 OUT_DUTIES = {kind for kind, k in ENGINE_DEADLINE_KINDS.items() if k.outlives_out}
+# The judge's review of the dawn (engine.flow, docs/rules-judge.md P-REVIEW): night.data[REVIEW]
+# holds the night's deadlines that wait for 天亮, deadline id -> its due time (ISO).
+REVIEW = "review"
+
+
+def held_due(night: Night | None, deadline_id: str) -> datetime | None:
+    """When a deadline held for the judge's review was due; None when it is not held."""
+    held = night.data.get(REVIEW) if night is not None else None
+    due = held.get(deadline_id) if held else None
+    return datetime.fromisoformat(due) if due is not None else None
 
 
 class Reject(Exception):
@@ -387,9 +397,10 @@ class Ctx:
         """A slot whose deadline is held for the judge's review of the dawn (engine.flow
         `_start_review`) takes an action made before that deadline only."""
         night: Night | None = self.view("night")
-        held = night.data.get("review") if night is not None else None
-        return held is not None and (slot.deadline_id not in held
-                                     or self.now > datetime.fromisoformat(held[slot.deadline_id]))
+        if night is None or REVIEW not in night.data:
+            return False
+        due = held_due(night, slot.deadline_id)
+        return due is None or self.now > due
 
     def open_slots(self, seat: int) -> list[Slot]:
         """The night slots `seat` may still answer (for a `pass`); refuses if there are none."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from engine.context import Ctx
+from engine.context import REVIEW, Ctx
 from engine.duties import handover_missed
 from engine.model import Deadline, GameState, Night
 from engine.votes import ABSTAIN, REVOTE, Tally, tally
@@ -97,11 +97,6 @@ def maybe_resolve(ctx: Ctx) -> None:
     if night and not night.resolved and REVIEW not in night.data and (
             ctx.o.night_resolve_early and ctx.rs.ready(ctx)):
         _resolve(ctx)
-
-
-# The judge's review of the dawn (docs/rules-judge.md P-REVIEW): night.data[REVIEW] while the
-# resolution waits for `天亮` (JudgeDawn) or the day's open.
-REVIEW = "review"
 
 
 def reviewing(state: GameState) -> bool:

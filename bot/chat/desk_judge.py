@@ -24,8 +24,8 @@ from bot.render import render_rejection
 from bot.texts import room_name, t
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
+from engine.context import held_due
 from engine.events import Rejection
-from engine.flow import REVIEW
 from engine.model import GameState
 
 log = logging.getLogger(__name__)
@@ -406,11 +406,9 @@ def _window(state: GameState, seat: int) -> tuple[datetime | None, datetime | No
     night = state.night
     if night is not None and not night.resolved and state.phase.startswith("N"):
         start = state.schedule.close_at(night.day) if night.day >= 1 else None
-        held = night.data.get(REVIEW, {})  # deadlines held for the judge's review (P-REVIEW-3)
         for slot in night.slots.values():
-            dl = state.deadline(slot.deadline_id)
-            due = dl.due if dl is not None else datetime.fromisoformat(
-                held[slot.deadline_id]) if slot.deadline_id in held else None
+            dl = state.deadline(slot.deadline_id)  # (or held for the review: P-REVIEW-3)
+            due = dl.due if dl is not None else held_due(night, slot.deadline_id)
             if seat in slot.seats and due is not None and not slot.expired:
                 dues.append(due)
     else:

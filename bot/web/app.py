@@ -35,7 +35,7 @@ from bot.store.chat import ChatStore
 from bot.texts import t, text_data
 from bot.transport import Incoming
 from bot.web import pages
-from bot.web.links import SECRET_NAME, Claim, Links, new_secret
+from bot.web.links import Claim, Links
 from bot.web.replay import replay_data, replay_page
 
 HERE = Path(__file__).parent
@@ -47,13 +47,6 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
-
-
-def links_for(service: Service, chats: ChatStore, secret: str | None = None,
-              now: Callable[[], datetime] = utcnow) -> Links:
-    """The signer of the page links: WOLFJUDGE_WEB_SECRET, else the one kept in the database
-    (made the first time)."""
-    return Links(secret or chats.secret(SECRET_NAME, new_secret), now)
 
 
 def create_app(service: Service, chats: ChatStore, links: Links,
@@ -213,10 +206,7 @@ def _judge(claim: Claim, service: Service, chats: ChatStore) -> str | None:
 def _holder(claim: Claim, service: Service, chats: ChatStore) -> str | None:
     """The link's contact, if it still holds its seat (not after `接替`) and the link is of
     its current generation."""
-    try:
-        contact = chats.contacts(claim.game).get(claim.seat or 0)
-    except UnknownGame:
-        return None
+    contact = chats.contacts(claim.game).get(claim.seat or 0)
     ok = contact is not None and claim.given_to(contact) and (
         claim.epoch == chats.link_epoch(contact))
     return contact if ok else None

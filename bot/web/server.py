@@ -10,9 +10,10 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.chat.bot import ChatBot
+from bot.clock import utcnow
 from bot.service import Service
 from bot.store.chat import ChatStore
-from bot.web.links import LINK_DAYS, Links, PageLinks, new_secret
+from bot.web.links import LINK_DAYS, SECRET_NAME, Links, PageLinks, new_secret
 
 
 class WebSettings(BaseSettings):
@@ -36,9 +37,7 @@ def page_links(service: Service, settings: WebSettings | None = None) -> PageLin
     if not settings.url:
         return None
     chats = ChatStore(service.db)
-    secret = settings.secret or chats.secret("web-links", new_secret)
-    from bot.clock import utcnow
-
+    secret = settings.secret or chats.secret(SECRET_NAME, new_secret)
     return PageLinks(settings.url, Links(secret, utcnow, settings.link_days))
 
 
