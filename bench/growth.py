@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pipeline import JUDGE, databases, header, load, pct  # noqa: E402
+from service import JUDGE, databases, header, load, pct  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 from bot.service import Service  # noqa: E402

@@ -92,7 +92,7 @@ def child(url: str, spawned: float, lazy: bool = False) -> None:
 
 def seed_db(url: str, games: int) -> dict[str, Any]:
     sys.path.insert(0, str(HERE))
-    from pipeline import JUDGE, sender_of
+    from service import JUDGE, sender_of
 
     from bot.service import Service
 
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         child(args.child, args.spawned, args.lazy)
         return 0
     sys.path.insert(0, str(HERE))
-    from pipeline import databases, header, load
+    from service import databases, header, load
 
     logging.disable(logging.WARNING)
     header("recovery: process start to the first message handled")

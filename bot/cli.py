@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # the store (SQLAlchemy) is imported only by the commands tha
     from bot.service import Service
 
 EXAMPLES = Path(__file__).parent / "examples"
-CONSOLE_HELP = """The real bot (same pipeline, database and scheduler) with the terminal as its
+CONSOLE_HELP = """The real bot (same service, database and scheduler) with the terminal as its
 transport (docs/spec/CHAT.md "The console transport"). One input line at a time, each handled
 completely, every message it causes printed, before the next is read:
   NAME: TEXT               contact NAME sends TEXT to the bot by DM
@@ -177,7 +177,7 @@ def _logs_to_stderr() -> None:
 
 
 def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
-    from bot.chat.console import run
+    from bot.chat.clocked import run
     from bot.service import env_judges
     from bot.store import migrate
 

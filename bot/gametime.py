@@ -70,3 +70,8 @@ def instant_of(wall: datetime, tz: ZoneInfo) -> datetime:
     # Skipped by a spring-forward: fold=1 reads before the gap, fold=0 after it.
     before = wall.replace(tzinfo=tz, fold=1).astimezone(UTC)
     return _first(before, first, lambda t: _reading(t, tz) >= wall)
+
+
+def utcnow() -> datetime:
+    """The bot's own clock reading: naive UTC, as the database stores its bookkeeping times."""
+    return datetime.now(UTC).replace(tzinfo=None)

@@ -39,7 +39,7 @@ from typing import Any, Protocol, cast
 from sqlalchemy import CursorResult, and_, delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from bot.clock import utcnow
+from bot.gametime import utcnow
 from bot.store.db import Database, of_host
 from bot.store.models import Game, OutboxRow, Player, Room
 from bot.texts import t

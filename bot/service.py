@@ -1,4 +1,4 @@
-"""The pipeline (shared/ARCHITECTURE.md): a command in, its consequences out.
+"""The service: a command in, its consequences out.
 
     load (bot/store/games.py) → permit (bot/access.py) → engine.handle → store → route
                                                                    (bot/router.py, in the write)
@@ -20,9 +20,8 @@ from typing import Any
 
 from bot import access
 from bot.access import PLAYER_VOTE_MODES, env_judges
-from bot.clock import utcnow
 from bot.feed import DEFAULT_FEED
-from bot.gametime import DEFAULT_TIME_ZONE, zone
+from bot.gametime import DEFAULT_TIME_ZONE, utcnow, zone
 from bot.ids import GAME_ID, MAX_ID, new_seed, tick_message_id
 from bot.outbox import turn
 from bot.router import BROADCAST, Message, RoomsView, route
@@ -58,7 +57,7 @@ __all__ = ["COMMAND", "GAME_ID", "MAX_ID", "PLAYER_VOTE_MODES", "ConcurrencyErro
 
 
 class Service:
-    """The pipeline. `judges`: contacts with judge rights in every game (default:
+    """The service. `judges`: contacts with judge rights in every game (default:
     WOLFJUDGE_JUDGES), besides each game's own `judge_contact`.
 
     Every command from a chat carries its `sender` (the contact id), and the service itself
@@ -284,7 +283,7 @@ class Service:
         return contact in self.judges or access.is_judge(contact, (),
                                                          self.store.game_judge(game_id))
 
-    # the pipeline ------------------------------------------------------------------------------
+    # the path of a command -----------------------------------------------------------------------
     def submit(self, game_id: str, command: Command | dict[str, Any], *, now: datetime,
                msg_id: str | None = None, sender: str | None = None,
                monotonic: bool = False) -> Outcome:

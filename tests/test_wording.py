@@ -26,7 +26,7 @@ import pytest
 from randomplay import play
 from randomplay_anomaly import play_anomaly
 
-from bot.chat import views
+from bot.chat import reports
 from bot.chat.demo import JUDGE, Demo
 from bot.chat.lobby import CHAT_OPTIONS
 from bot.commands.vocabulary import MESSAGES, VERBS
@@ -178,11 +178,11 @@ def routed_texts(trace: Any, ruleset: str, seed: int) -> Iterator[tuple[str, str
 def view_texts(state: Any, now: datetime) -> Iterator[tuple[str, str]]:
     players: dict[int, tuple[str | None, str | None]] = {
         st.seat: (f"wx{st.seat}", f"马甲{st.seat}") for st in state.seats}
-    yield "judge 状态", views.judge_status(state, "G1", players)
-    yield "票型", views.vote_tally(state, "G1", now)
+    yield "judge 状态", reports.judge_status(state, "G1", players)
+    yield "票型", reports.vote_tally(state, "G1", now)
     for st in state.seats:
-        yield f"{st.seat} 帮助", views.player_help(state, st.seat, True)
-        yield f"{st.seat} 状态", views.player_status(state, st.seat, "G1", "马甲", [])
+        yield f"{st.seat} 帮助", reports.player_help(state, st.seat, True)
+        yield f"{st.seat} 状态", reports.player_status(state, st.seat, "G1", "马甲", [])
 
 
 @pytest.mark.parametrize("seed", range(6))

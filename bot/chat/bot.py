@@ -24,14 +24,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot import access
-from bot.chat import views
+from bot.chat import reports
 from bot.chat.desk_judge import JudgeDesk
 from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
 from bot.chat.lobby import new_code
-from bot.chat.pipeline import Pipeline
 from bot.chat.review import preview
 from bot.chat.rooms import Rooms
+from bot.chat.submit import Submitter
 from bot.chat.verbs import (
     GAME,
     JUDGE,
@@ -46,7 +46,7 @@ from bot.chat.verbs import (
 from bot.commands.parse import Parsed, ParseError, parse
 from bot.commands.vocabulary import VERBS
 from bot.forum.reader import ThreadSource
-from bot.forum.votes import ForumVotes
+from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
 from bot.outbox import deliver
@@ -102,10 +102,10 @@ class ChatBot:
                           codes=lambda: self.codes(), time_zone=time_zone,
                           export_dir=Path(export_dir),
                           after_commit=lambda gid: self.after_commit(gid), web=web)
-        pipeline = Pipeline(ctx)
+        submitter = Submitter(ctx)
         self.lobby = LobbyDesk(ctx)
-        self.players = PlayerDesk(ctx, pipeline)
-        self.judging = JudgeDesk(ctx, pipeline)
+        self.players = PlayerDesk(ctx, submitter)
+        self.judging = JudgeDesk(ctx, submitter)
         self.verbs = Registry().collect([self.lobby, self.players, self.judging])
         # Rooms follow every commit, the scheduler's ticks included: told the state and the
         # events just committed, so that no commit decodes the snapshot or reads the log again.
@@ -218,7 +218,7 @@ class ChatBot:
         if any(e.type == "DayOpened" for e in events) and lobby.chat_options.get(
                 "public.channel") == "room" and self.chats.room_id(gid, "public"):
             # The public room gets the whole open post with the dawn (P-POST-3).
-            details = views.open_details(state, self.service.game_log(gid))
+            details = reports.open_details(state, self.service.game_log(gid))
             self.chats.public_post(f"{gid}/open-post/D{state.day}", gid, "\n".join(details))
 
     # routing -----------------------------------------------------------------------------------

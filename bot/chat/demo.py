@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.chat.console import Console, VirtualClock
+from bot.chat.clocked import ClockedBot, VirtualClock
 from bot.gametime import instant_of, wall_clock, zone
 from bot.service import Service
 from bot.store import migrate
@@ -67,7 +67,7 @@ class Demo:
         migrate(db_url)
         self.service = Service(db_url)
         self.clock = VirtualClock(instant_of(START, zone(TZ)).astimezone(UTC))
-        self.console = Console(self.service, self.out, judges=[JUDGE], clock=self.clock,
+        self.console = ClockedBot(self.service, self.out, judges=[JUDGE], clock=self.clock,
                                time_zone=TZ, export_dir=tempfile.mkdtemp(prefix="wj-export-"))
         # A demo replays: `--seed` fixes the deal and the code too (never do this for a real
         # game, whose seed must be secret).

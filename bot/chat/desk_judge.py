@@ -9,17 +9,17 @@ import logging
 import re
 from datetime import UTC, datetime, time, timedelta
 
-from bot.chat import views
+from bot.chat import reports
 from bot.chat.desk_player import seat_command
 from bot.chat.lobby import END_CONFIRM, new_token
-from bot.chat.pipeline import Pipeline
 from bot.chat.review import preview
+from bot.chat.submit import Submitter
 from bot.chat.verbs import FREE, GAME, JUDGE, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, judge_command
 from bot.commands.parse import ParseError, parse
 from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submission
 from bot.forum.reader import thread_id
-from bot.forum.votes import CHANNEL as FORUM_AUTO
+from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
 from bot.texts import room_name, t
 from bot.undo import what as undo_what
@@ -37,10 +37,10 @@ ENGINE_VERBS = ("record_vote", "change", "correct", "void", "proxy", "confirm_co
 
 
 class JudgeDesk:
-    def __init__(self, ctx: DeskContext, pipeline: Pipeline) -> None:
+    def __init__(self, ctx: DeskContext, submitter: Submitter) -> None:
         self.ctx = ctx
         self.chats = ctx.chats
-        self.pipeline = pipeline
+        self.submitter = submitter
         # 撤销 N of a command the table was told of, waiting for 撤销 确认: code -> (seq, asked)
         self._undo_asked: dict[str, tuple[int, datetime]] = {}
 
@@ -48,7 +48,7 @@ class JudgeDesk:
     @handles("status", stage=GAME, role=JUDGE)
     def status(self, r: Request) -> None:
         assert r.code is not None
-        r.say(views.judge_status(self.ctx.service.state(r.code), r.code,
+        r.say(reports.judge_status(self.ctx.service.state(r.code), r.code,
                                  self.chats.players(r.code)))
 
     @handles("help", stage=GAME, role=JUDGE)
@@ -59,8 +59,8 @@ class JudgeDesk:
     def tally(self, r: Request) -> None:
         assert r.code is not None
         state = self.ctx.service.state(r.code)
-        text = views.vote_tally(state, r.code, self.pipeline.wall(r.code, r.msg.at))
-        if self.pipeline.option(r.code, "votes.channel") == FORUM_AUTO and (
+        text = reports.vote_tally(state, r.code, self.submitter.wall(r.code, r.msg.at))
+        if self.submitter.option(r.code, "votes.channel") == FORUM_AUTO and (
                 state.phase.startswith("D")):
             text += "\n" + self.ctx.forum.ledger_text(r.code, state.day)
         r.say(text)
@@ -68,7 +68,7 @@ class JudgeDesk:
     @handles("publish", stage=GAME, role=JUDGE)
     def publish(self, r: Request) -> None:
         assert r.code is not None
-        r.say(views.publish(self.ctx.service.state(r.code), r.code,
+        r.say(reports.publish(self.ctx.service.state(r.code), r.code,
                             self.ctx.service.game_log(r.code)))
 
     @handles("export", stage=GAME, role=JUDGE)
@@ -108,7 +108,7 @@ class JudgeDesk:
             r.say(t("act_for.not_an_action"))
             return
         state = self.ctx.service.state(r.code)
-        now = self.pipeline.wall(r.code, r.msg.at)
+        now = self.submitter.wall(r.code, r.msg.at)
         at = now.replace(tzinfo=None) if sent is None else now.replace(
             hour=sent.hour, minute=sent.minute, second=0, microsecond=0, tzinfo=None)
         if at > now.replace(tzinfo=None):
@@ -129,7 +129,7 @@ class JudgeDesk:
         cmd = seat_command(self.chats, r, inner, seat, state)
         if cmd is None:
             return
-        out = self.pipeline.submit(r, cmd, at=at.replace(tzinfo=now.tzinfo), quiet=True)
+        out = self.submitter.submit(r, cmd, at=at.replace(tzinfo=now.tzinfo), quiet=True)
         if out.status == "noop" and not out.duplicate:
             r.say(t("unchanged"))
         if out.duplicate or out.status != "accepted":
@@ -147,11 +147,11 @@ class JudgeDesk:
     def preview(self, r: Request) -> None:
         assert r.code is not None
         r.say(preview(self.ctx.service.state(r.code), r.code,
-                      self.pipeline.wall(r.code, r.msg.at)))
+                      self.submitter.wall(r.code, r.msg.at)))
 
     @handles("dawn", stage=GAME, role=JUDGE)
     def dawn(self, r: Request) -> None:
-        self.pipeline.submit(r, engine_commands.JudgeDawn())
+        self.submitter.submit(r, engine_commands.JudgeDawn())
 
     # 撤销: undo a judge's command of this phase ---------------------------------------------------
     @handles("undo", stage=GAME, role=JUDGE)
@@ -232,7 +232,7 @@ class JudgeDesk:
 
     def _undo(self, r: Request, seq: int) -> None:
         assert r.code is not None
-        got = self.ctx.service.undo(r.code, seq, now=self.pipeline.wall(r.code, r.msg.at),
+        got = self.ctx.service.undo(r.code, seq, now=self.submitter.wall(r.code, r.msg.at),
                                     msg_id=r.msg.msg_id)
         if isinstance(got, str):
             r.say(t(got, seq=seq))
@@ -246,7 +246,7 @@ class JudgeDesk:
     def command(self, r: Request) -> None:
         assert r.code is not None
         p = r.p
-        now = self.pipeline.wall(r.code, r.msg.at)
+        now = self.submitter.wall(r.code, r.msg.at)
         at = None
         if p.time is not None and p.verb in ("record_vote", "change", "correct", "void"):
             at = now.replace(hour=p.time.hour, minute=p.time.minute, second=0, microsecond=0)
@@ -261,11 +261,11 @@ class JudgeDesk:
         if cmd is None:
             r.say(t("not_understood"))
             return
-        self.pipeline.submit(r, cmd, at=at)
+        self.submitter.submit(r, cmd, at=at)
 
     @handles("pause", "resume", stage=GAME, role=JUDGE)
     def pause(self, r: Request) -> None:
-        self.pipeline.submit(r, engine_commands.JudgePause() if r.p.verb == "pause" else
+        self.submitter.submit(r, engine_commands.JudgePause() if r.p.verb == "pause" else
                              engine_commands.JudgeResume())
 
     @handles("end", stage=GAME, role=JUDGE)
@@ -282,7 +282,7 @@ class JudgeDesk:
         if asked is None or now - asked > END_CONFIRM:
             r.say(t("end_no_request"))
             return
-        self.pipeline.submit(r, engine_commands.JudgeEnd())
+        self.submitter.submit(r, engine_commands.JudgeEnd())
 
     # the forum thread (votes.channel=forum-auto) -------------------------------------------------
     @handles("thread", "check_votes", "rule", stage=GAME, role=JUDGE)
@@ -290,7 +290,7 @@ class JudgeDesk:
         """`投票贴`, `核票`, `判`: the vote thread of a votes.channel=forum-auto game."""
         assert r.code is not None
         code, p = r.code, r.p
-        if self.pipeline.option(code, "votes.channel") != FORUM_AUTO:
+        if self.submitter.option(code, "votes.channel") != FORUM_AUTO:
             r.say(t("forum.not_auto", code=code))
             return
         state = self.ctx.service.state(code)
@@ -339,7 +339,7 @@ class JudgeDesk:
             return
         code, seat = taken.game_id, taken.seat
         log.info("%s: seat %s handed from %s to %s", code, seat, taken.old, r.sender)
-        self.ctx.after_commit(code)  # rooms follow (this rebinding is no pipeline commit)
+        self.ctx.after_commit(code)  # rooms follow (this rebinding is no service commit)
         body = "\n".join(f"· {h}" for h in taken.history) or t("sub_history_empty")
         r.say(t("sub_done", code=code, seat=seat, name=taken.name or "-") + "\n" + body)
         if taken.old and taken.old != r.sender:

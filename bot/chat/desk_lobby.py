@@ -19,11 +19,10 @@ from bot.chat.lobby import (
     split_options,
 )
 from bot.chat.verbs import FREE, JUDGE, LOBBY, PLAYER, DeskContext, Request, handles
-from bot.clock import utcnow
 from bot.commands.numbers import NUMBER_RUN
 from bot.commands.parse import ParseError, parse
 from bot.feed import DEFAULT_FEED
-from bot.gametime import wall_clock, zone
+from bot.gametime import utcnow, wall_clock, zone
 from bot.ids import GAME_ID
 from bot.service import GameExists
 from bot.store.models import Lobby, LobbyPlayer
@@ -279,7 +278,7 @@ class LobbyDesk:
     def replay(self, r: Request) -> None:
         """`复盘 [CODE]` (docs/rules-judge.md P-REPLAY-1): a game over, as forum posts for
         its judge to paste; refused while it runs (it reveals every role)."""
-        from bot.chat.replay import POST_LIMIT, replay_posts
+        from bot.chat.recap import POST_LIMIT, replay_posts
 
         if r.sender not in self.ctx.judges:
             r.say(t("judge_only"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from bot.chat import views
-from bot.chat.pipeline import Pipeline
+from bot.chat import reports
+from bot.chat.submit import Submitter
 from bot.chat.verbs import FREE, GAME, PLAYER, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, player_command
 from bot.commands.parse import Parsed
@@ -24,10 +24,10 @@ VOTE_VERBS = ("vote", "abstain", "change", "correct")
 
 
 class PlayerDesk:
-    def __init__(self, ctx: DeskContext, pipeline: Pipeline) -> None:
+    def __init__(self, ctx: DeskContext, submitter: Submitter) -> None:
         self.ctx = ctx
         self.chats = ctx.chats
-        self.pipeline = pipeline
+        self.submitter = submitter
 
     # judge-made rooms ----------------------------------------------------------------------------
     @handles("bind", stage=FREE)
@@ -115,14 +115,14 @@ class PlayerDesk:
     @handles("help", stage=GAME, role=PLAYER)
     def help(self, r: Request) -> None:
         assert r.code is not None and r.seat is not None
-        dm = self.pipeline.option(r.code, "votes.channel") == "dm"
-        r.say(views.player_help(self.ctx.service.state(r.code), r.seat, dm))
+        dm = self.submitter.option(r.code, "votes.channel") == "dm"
+        r.say(reports.player_help(self.ctx.service.state(r.code), r.seat, dm))
 
     @handles("status", stage=GAME, role=PLAYER)
     def status(self, r: Request) -> None:
         assert r.code is not None and r.seat is not None
         _, name = self.chats.players(r.code).get(r.seat, (None, None))
-        r.say(views.player_status(self.ctx.service.state(r.code), r.seat, r.code, name or "",
+        r.say(reports.player_status(self.ctx.service.state(r.code), r.seat, r.code, name or "",
                                   self.ctx.service.game_log(r.code)))
 
     @handles("leave", stage=GAME, role=PLAYER)
@@ -136,12 +136,12 @@ class PlayerDesk:
         assert r.code is not None and r.seat is not None
         p = r.p
         state = self.ctx.service.state(r.code)
-        if p.verb in VOTE_VERBS and self.pipeline.option(r.code, "votes.channel") != "dm":
+        if p.verb in VOTE_VERBS and self.submitter.option(r.code, "votes.channel") != "dm":
             r.say(t("forum_votes"))
             return
         cmd = seat_command(self.chats, r, p, r.seat, state)
         if cmd is not None:
-            self.pipeline.submit(r, cmd)
+            self.submitter.submit(r, cmd)
 
 
 def seat_command(chats: ChatStore, r: Request, p: Parsed, seat: int,

@@ -31,7 +31,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.capabilities import dedupe_key, describe
 from bot.chat.bot import ChatBot
-from bot.chat.console import Console, VirtualClock, parse_clock
+from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
 from bot.gametime import instant_of, zone
 from bot.outbox import deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
@@ -204,20 +204,20 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
             signal.signal(sig, stopping)
     web_settings = WebSettings()
     web = page_links(service, web_settings)  # the pages, with WOLFJUDGE_WEB_URL (issue 24)
-    console = Console(service, out, judges=settings.judge_list, clock=virtual,
+    clocked = ClockedBot(service, out, judges=settings.judge_list, clock=virtual,
                       time_zone=settings.time_zone, transport=transport, web=web)
     if web is not None:
-        serve_in_background(service, web, web_settings, console.bot)
-    bot = console.bot
+        serve_in_background(service, web, web_settings, clocked.bot)
+    bot = clocked.bot
     deliverer = Deliverer(service, bot.sender)
     bot.on_deliver = deliverer.poke
     service.on_commit.append(lambda _gid: deliverer.poke())
-    transport.handler = console.incoming  # with --clock, messages come at the virtual time
+    transport.handler = clocked.incoming  # with --clock, messages come at the virtual time
     transport.on_reconnect = tell_judges(bot, settings.judge_list)
     transport.on_capabilities = tell_capabilities(
         bot, settings.judge_list, lambda: datetime.now(zone(settings.time_zone)).date())
     if virtual is not None:
-        console.align_clock()  # before a message (a replayed one too) can come in
+        clocked.align_clock()  # before a message (a replayed one too) can come in
     deliverer.start()
     transport.start()
     try:
@@ -229,7 +229,7 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
             # the deadlines that passed meanwhile fire (a night action sent in time counts).
             transport.wait_settled()
         if virtual is not None:
-            console.run_virtual(inp)  # /clock and /advance lines; end of input stops
+            clocked.run_virtual(inp)  # /clock and /advance lines; end of input stops
         elif not stop.is_set():
             asyncio.run(_serve(service, bot, stop))
     finally:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from bot.chat.rooms import Rooms
-    from bot.forum.votes import ForumVotes
+    from bot.forum.thread import ForumVotes
     from bot.service import Service
 
 Stage = Literal["free", "lobby", "game"]
@@ -76,7 +76,7 @@ class Request:
 
 @dataclass
 class DeskContext:
-    """What a desk may use: the pipeline, the chat layer's rows, the rooms, the forum thread,
+    """What a desk may use: the service, the chat layer's rows, the rooms, the forum thread,
     and the bot's settings."""
 
     service: Service
@@ -87,7 +87,7 @@ class DeskContext:
     codes: Callable[[], str]
     time_zone: str
     export_dir: Path
-    after_commit: Callable[[str], None]  # rooms follow a change made outside the pipeline
+    after_commit: Callable[[str], None]  # rooms follow a change made outside the service
     clock: Callable[[], datetime] | None = None
     web: PageLinks | None = None  # the page links (`网页`), when the pages are on
 

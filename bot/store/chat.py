@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from bot.clock import utcnow
+from bot.gametime import utcnow
 from bot.outbox import DIGEST, NORMAL, hold
 from bot.store.db import Database, of_host
 from bot.store.games import event_of

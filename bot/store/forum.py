@@ -1,4 +1,4 @@
-"""The forum vote thread's rows (bot/forum/votes.py): the threads bound per day and the ledger
+"""The forum vote thread's rows (bot/forum/thread.py): the threads bound per day and the ledger
 of what was read from them. Every statement the forum reader needs is here."""
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ from sqlalchemy import Connection, Table, bindparam, delete, func, insert, selec
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from bot.clock import utcnow
 from bot.feed import DEFAULT_FEED
+from bot.gametime import utcnow
 from bot.ids import GAME_ID, MAX_ID, inbox_id
 from bot.outbox import NORMAL, REPLY, hold
 from bot.render import render_rejection

@@ -26,9 +26,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 
 from bot.chat.bot import ChatBot
-from bot.clock import utcnow
-from bot.forum.votes import CHANNEL as FORUM_AUTO
-from bot.gametime import wall_clock, zone
+from bot.forum.thread import CHANNEL as FORUM_AUTO
+from bot.gametime import utcnow, wall_clock, zone
 from bot.ids import GAME_ID
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore

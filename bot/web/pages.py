@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.chat import views
+from bot.chat import reports
 from bot.feed import describe_command, describe_deadline
 from bot.render import render_event, render_for_judge
 from bot.service import event_of
@@ -83,8 +83,8 @@ def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None,
         if text:
             timeline.append(Line(row.at.strftime("%m-%d %H:%M"), text))
     return JudgePage(code, t("web.judge_title", code=code, ruleset=ruleset_name(state.ruleset)),
-                     phase_text(state.phase), views.judge_status(state, code, players),
-                     views.vote_tally(state, code, now), ledger, deadlines(state, now), rows,
+                     phase_text(state.phase), reports.judge_status(state, code, players),
+                     reports.vote_tally(state, code, now), ledger, deadlines(state, now), rows,
                      timeline[-TIMELINE:][::-1])
 
 
@@ -127,4 +127,4 @@ def player_page(state: GameState, seat: int, code: str, forum_name: str,
     return PlayerPage(code, t("web.player_title", code=code, seat=seat,
                               role=role_name(state.ruleset, state.seat(seat).role)),
                       phase_text(state.phase), card,
-                      views.player_status(state, seat, code, forum_name, log), history[::-1])
+                      reports.player_status(state, seat, code, forum_name, log), history[::-1])

@@ -2,7 +2,7 @@
 `/replay/CODE` once the game is over, and `wolfjudge replay GAME -o FILE.html`.
 
 The page carries the game's signed export and the 复盘 (the roles with their 马甲, the
-lovers, each phase in the judge's words: bot/chat/replay.py) as JSON, and our own script,
+lovers, each phase in the judge's words: bot/chat/recap.py) as JSON, and our own script,
 inline (no server, no network: the file works anywhere). The script builds the page with
 `textContent` only, and checks in the browser, with WebCrypto: the export's Ed25519 signature,
 the seed against the commitment of the first post (SHA-256 of seed, deal and key), the deal
@@ -21,7 +21,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from bot.audit import export_game
-from bot.chat.replay import phases, roles
+from bot.chat.recap import phases, roles
 from bot.service import Service, event_of
 from bot.texts import ruleset_name, t, text_data
 from engine.options import validate_options

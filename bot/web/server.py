@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.chat.bot import ChatBot
-from bot.clock import utcnow
+from bot.gametime import utcnow
 from bot.service import Service
 from bot.store.chat import ChatStore
 from bot.web.links import LINK_DAYS, SECRET_NAME, Links, PageLinks, new_secret

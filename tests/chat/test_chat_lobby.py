@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from chathelp import ANOMALY_ROLES, CJK, CLASSIC_ROLES, CODE, JUDGE, Table, dm_texts
 
-from bot.clock import utcnow
+from bot.gametime import utcnow
 from bot.outbox import deliver
 
 SEAT = re.compile(r"你的座位：(\d+)号")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from chathelp import JUDGE, ZONE, Table
 
-from bot.chat.console import Console, VirtualClock
+from bot.chat.clocked import ClockedBot, VirtualClock
 from bot.commands.parse import ParseError, parse
 from bot.forum.posts import read_vote
 from bot.gametime import instant_of, zone
@@ -100,7 +100,7 @@ def test_f4_the_console_clock_moves_at_most_a_year(tmp_path: Path) -> None:
     out = io.StringIO()
     try:
         start = instant_of(datetime(2026, 12, 1, 8, 0), zone("Asia/Shanghai"))
-        console = Console(service, out, judges=[JUDGE], clock=VirtualClock(start))
+        console = ClockedBot(service, out, judges=[JUDGE], clock=VirtualClock(start))
         for line in ("/advance 999999d", "/advance 367d", "/clock 9999-12-31 23:59"):
             console.line(line)
         console.line("/advance 2d")
@@ -119,9 +119,9 @@ def test_f5_a_restart_raises_no_false_alarm_about_a_room(tmp_path: Path) -> None
     migrate(url)
     start = instant_of(datetime(2026, 12, 1, 7, 30), zone("Asia/Shanghai"))
 
-    def console(out: io.StringIO) -> tuple[Service, Console]:
+    def console(out: io.StringIO) -> tuple[Service, ClockedBot]:
         service = Service(url)
-        c = Console(service, out, judges=[JUDGE], clock=VirtualClock(start))
+        c = ClockedBot(service, out, judges=[JUDGE], clock=VirtualClock(start))
         c.bot.seeds = lambda: "ab" * 32
         c.bot.codes = lambda: "ROOM01"
         return service, c

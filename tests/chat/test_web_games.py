@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from bot.chat import views
+from bot.chat import reports
 from bot.chat.demo import Demo
 from bot.render import render_event
 from bot.service import event_of
@@ -47,7 +47,7 @@ class PagedDemo(Demo):
         state = self.service.state(self.code)
         players = chats.players(self.code)
         judge_page = client.get("/j/" + links.make("j", self.code, "法官", None, 0)).text
-        assert _pre(judge_page, "status") == views.judge_status(state, self.code, players)
+        assert _pre(judge_page, "status") == reports.judge_status(state, self.code, players)
         rows = self.service.game_log(self.code)
         for seat, (contact, name) in players.items():
             assert contact is not None
@@ -61,7 +61,7 @@ class PagedDemo(Demo):
             dealt = next(render_event(event_of(r.body), state.ruleset) for r in told
                          if r.type == "RoleDealt")
             assert _pre(page, "card") == dealt
-            assert _pre(page, "status") == views.player_status(state, seat, self.code,
+            assert _pre(page, "status") == reports.player_status(state, seat, self.code,
                                                                 name or "", rows)
             others = [c for n, (c, _) in players.items() if n != seat and c]
             assert not any(f">{c}<" in page or f" {c} " in page for c in others)

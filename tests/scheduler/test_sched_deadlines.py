@@ -1,4 +1,4 @@
-"""Every deadline of RULES.md §4.2 and table P-DL-6, end to end: the command pipeline, the store
+"""Every deadline of RULES.md §4.2 and table P-DL-6, end to end: the service, the store
 and the scheduler's jobs together, on a fake clock (Asia/Shanghai, day 1 = 2026-03-02)."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from schedhelp import CLASSIC, Bot, FakeClock, assert_ticks_once
 
-from bot.chat.console import Console
+from bot.chat.clocked import ClockedBot
 from bot.cli import main
 from bot.gametime import instant_of, zone
 from bot.scheduler import DeadlineScheduler
@@ -114,7 +114,7 @@ def test_monotonic_submit_never_dates_a_message_before_the_game_clock(bot: Bot) 
 # the chat console on the real scheduler, and `wolfjudge run` -----------------------------------
 @pytest.mark.asyncio
 async def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None:
-    """`Console.run_real`: a real AsyncIOScheduler, lines read on an executor thread; a judge
+    """`ClockedBot.run_real`: a real AsyncIOScheduler, lines read on an executor thread; a judge
     makes and starts a game by chat, gives prior notice for two seats, a malformed line gets a
     note and the console goes on."""
     clock = FakeClock(datetime(2099, 3, 2, 10, 0, tzinfo=UTC))  # APScheduler: not yet due
@@ -122,12 +122,12 @@ async def test_console_plays_from_lines_on_a_real_scheduler(db_url: str) -> None
     out = io.StringIO()
     made = io.StringIO("J: 新游戏 经典\n")
     try:
-        await Console(service, out, judges=["J"], clock=clock).run_real(made)
+        await ClockedBot(service, out, judges=["J"], clock=clock).run_real(made)
         code = re.search(r"游戏码 ([A-Z0-9]{4,8})", out.getvalue())
         assert code, out.getvalue()
         lines = "".join(f"p{n}: 报名 {code[1]} 马甲{n}\n" for n in range(1, 13))
         lines += "J: 开始\nJ: 报备 3\nnonsense\nJ: 报备 4号\n/echo done\n"
-        await Console(service, out, judges=["J"], clock=clock).run_real(io.StringIO(lines))
+        await ClockedBot(service, out, judges=["J"], clock=clock).run_real(io.StringIO(lines))
     finally:
         service.close()
     text = out.getvalue()

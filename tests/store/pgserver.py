@@ -43,7 +43,7 @@ def _free_port() -> int:
 class PostgresServer:
     """A throwaway server. `durable=False` (the tests): fsync, synchronous commits and full
     page writes off, for speed; `durable=True`: the server's own defaults, every COMMIT
-    flushed to disk, as a production server runs (bench/pipeline.py --durable)."""
+    flushed to disk, as a production server runs (bench/service.py --durable)."""
 
     def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from storehelp import at, classic_game
 
-from bot.clock import utcnow
+from bot.gametime import utcnow
 from bot.outbox import OutgoingMessage, backoff, deliver
 from bot.render import render_event
 from bot.service import Service, event_of

@@ -1,4 +1,4 @@
-"""The pipeline: one transaction per command, idempotency, optimistic concurrency, mirrors."""
+"""The service: one transaction per command, idempotency, optimistic concurrency, mirrors."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from storehelp import at, classic_game
 
-from bot.chat.console import run
+from bot.chat.clocked import run
 from bot.commands.parse import ParseError, parse
 from bot.service import MessageIdReused, Service, new_seed
 from bot.store import migrate

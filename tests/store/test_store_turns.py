@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from storehelp import at, classic_game
 
-from bot.clock import utcnow
+from bot.gametime import utcnow
 from bot.outbox import (
     DIGEST,
     NORMAL,

@@ -1,4 +1,4 @@
-"""The pipeline benchmarks (bench/pipeline.py, recovery.py, growth.py) still run: tiny sizes,
+"""The service benchmarks (bench/service.py, recovery.py, growth.py) still run: tiny sizes,
 SQLite only, no timing judged (never a timed assertion in a test)."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
 import growth  # noqa: E402
-import pipeline  # noqa: E402
 import recovery  # noqa: E402
+import service  # noqa: E402
 
 
-def test_pipeline_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert pipeline.main(["--backends", "sqlite", "--games", "3", "--commands", "15",
+def test_service_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert service.main(["--backends", "sqlite", "--games", "3", "--commands", "15",
                           "--baseline", "10", "--runs", "1"]) == 0
     out = capsys.readouterr().out
     assert "load average" in out and "\nsqlite " in out

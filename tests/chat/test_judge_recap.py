@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_chat_judge import JUDGE, Table
 
-from bot.chat.replay import replay_posts
+from bot.chat.recap import replay_posts
 from bot.texts import role_name
 
 

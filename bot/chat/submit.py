@@ -20,7 +20,7 @@ from engine.commands import Act, Command
 from engine.events import Event
 
 
-class Pipeline:
+class Submitter:
     def __init__(self, ctx: DeskContext) -> None:
         self.ctx = ctx
 

@@ -1,9 +1,9 @@
-"""Pipeline benchmark: commands/s and latency through bot/service.py against the bare database.
+"""Service benchmark: commands/s and latency through bot/service.py against the bare database.
 
-    python bench/pipeline.py                         # SQLite and PostgreSQL, 3 runs each
-    python bench/pipeline.py --backends sqlite --games 100 --commands 1500 --runs 5
-    python bench/pipeline.py --profile               # and a cProfile of one SQLite run
-    python bench/pipeline.py --backends postgresql --profile postgresql   # of PostgreSQL
+    python bench/service.py                         # SQLite and PostgreSQL, 3 runs each
+    python bench/service.py --backends sqlite --games 100 --commands 1500 --runs 5
+    python bench/service.py --profile               # and a cProfile of one SQLite run
+    python bench/service.py --backends postgresql --profile postgresql   # of PostgreSQL
 
 `--games` random classic games (tests/store/randomgames.py, played in memory first, so the
 driver costs nothing here) are created in a fresh database, every seat bound to a contact and a

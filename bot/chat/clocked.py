@@ -1,6 +1,8 @@
-"""`wolfjudge console` (CHAT.md "The console transport"): the real bot with the terminal as
-its transport. One input line is handled completely, every message it causes printed, before
-the next is read; at end of input it returns (the command exits 0).
+"""The chat bot on a clock (`ClockedBot`): real or virtual, fed by a transport's messages or by
+the console's input lines. `wolfjudge console` (CHAT.md "The console transport") is the real bot
+with the terminal as its transport; `wolfjudge run --clock` uses it with a chat transport and
+the terminal for the clock only. On the console, one input line is handled completely, every
+message it causes printed, before the next is read; at end of input it returns (exit 0).
 
 Input lines (CHAT.md):
 
@@ -87,7 +89,7 @@ def parse_clock(text: str) -> datetime:
         raise ValueError(f"bad time {text.strip()[:30]!r}: write YYYY-MM-DD HH:MM") from None
 
 
-class Console:
+class ClockedBot:
     def __init__(self, service: Service, out: Output, *, judges: list[str],
                  clock: Clock | None = None, time_zone: str = "Asia/Shanghai",
                  export_dir: str = "exports", transport: Transport | None = None,
@@ -273,10 +275,10 @@ def run(service: Service, inp: TextIO, out: TextIO, *, judges: list[str],
     """`clock`: "YYYY-MM-DD HH:MM" in `time_zone` for a virtual clock, None for the real one."""
     if clock is not None:
         start = instant_of(parse_clock(clock), zone(time_zone))
-        console = Console(service, out, judges=judges, clock=VirtualClock(start.astimezone(UTC)),
+        console = ClockedBot(service, out, judges=judges, clock=VirtualClock(start.astimezone(UTC)),
                           time_zone=time_zone, export_dir=export_dir)
         console.run_virtual(inp)
     else:
-        console = Console(service, out, judges=judges, time_zone=time_zone,
+        console = ClockedBot(service, out, judges=judges, time_zone=time_zone,
                           export_dir=export_dir)
         asyncio.run(console.run_real(inp))
