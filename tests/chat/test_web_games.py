@@ -23,6 +23,7 @@ from bot.render import render_event
 from bot.service import event_of
 from bot.web.app import create_app
 from bot.web.links import Links
+from engine.ruleset import ruleset_names
 
 
 def _pre(page: str, ident: str) -> str:
@@ -77,7 +78,7 @@ class PagedDemo(Demo):
         return moved
 
 
-@pytest.mark.parametrize("ruleset", ["classic", "anomaly"])
+@pytest.mark.parametrize("ruleset", ruleset_names())
 def test_every_page_at_every_step_of_a_whole_game(tmp_path: Path, ruleset: str) -> None:
     demo = PagedDemo(ruleset, 2, io.StringIO(), f"sqlite:///{tmp_path / 'g.db'}")
     assert demo.run() != "none"
