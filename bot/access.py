@@ -1,6 +1,7 @@
 """Who may do what (CHAT.md, "People"): one place for the service and the chat layer.
 
-A judge is a contact named in the bot's settings (WOLFJUDGE_JUDGES) or a game's own judge. A
+A judge is a contact named in the bot's settings (WOLFJUDGE_JUDGES) or a game's own judge (who
+created it: a judge of the bot, or a contact granted the right by `wolfjudge judge-link`). A
 player acts only for their own seat; only judges send judge commands, and a judge may enter a
 seat's vote (the forum thread) or action (`代行`); nobody sends a tick (deadlines fire from the
 scheduler). A judge is never a player of their own game.
@@ -28,6 +29,13 @@ def env_judges() -> frozenset[str]:
 def is_judge(contact: str, judges: Iterable[str], game_judge: str | None) -> bool:
     """Whether `contact` judges a game: a judge of the bot, or the game's own."""
     return contact in judges or (game_judge is not None and contact == game_judge)
+
+
+def may_create(contact: str, judges: Iterable[str], granted: bool) -> bool:
+    """Whether `contact` may create games (`新游戏`, `重开`, `复盘`): a judge of the bot, or a
+    contact granted that right on the server (`wolfjudge judge-link`: the pages' judges,
+    who judge what they create and nothing else)."""
+    return contact in judges or granted
 
 
 def permitted(cmd: Command, sender: str, judges: frozenset[str], game_judge: str | None,

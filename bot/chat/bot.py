@@ -53,7 +53,7 @@ from bot.outbox import deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
-from bot.texts import seats_text, t
+from bot.texts import room_name, seats_text, t
 from bot.transport import Incoming, Transport, TransportSender
 from bot.web.links import PageLinks
 from engine.events import Event
@@ -120,8 +120,10 @@ class ChatBot:
     def deliver(self, _now: datetime | None = None) -> None:
         """Send what the outbox holds. Retries wait on the real clock, whatever the game's.
         With `on_deliver` set (a transport that must have one deliverer: WeChat), that one
-        deliverer is woken instead."""
-        if self.on_deliver is not None:
+        deliverer is woken instead; an instant transport (the pages) is delivered here, in
+        the thread that wrote the rows, so a page answered next shows what its action
+        caused (several deliverers of an instant transport never send a row twice)."""
+        if self.on_deliver is not None and not self.sender.instant:
             self.on_deliver()
             return
         deliver(self.service.db, self.sender)
@@ -182,6 +184,8 @@ class ChatBot:
         """The message applied and marked handled with its replies, inside its turn."""
         r = Request(msg, p=Parsed(verb=""))
         try:
+            if msg.room is not None and not self.transport.shows_room_talk:
+                self._room_talk(msg, msg_key)
             self._route(msg, r)
         except MessageIdReused:
             log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
@@ -295,14 +299,36 @@ class ChatBot:
         gid = found[0] if found else None
         if r.p.who != "judge":
             if gid is not None:
-                r.say(t("not_here"))
+                r.say(self._not_here())
             return
         if msg.sender in self.judges or (gid is not None and self._is_judge(gid, msg.sender)):
-            r.say(t("not_here"))
+            r.say(self._not_here())
             return
         log.warning("%s: judge command %s from %s in room %s refused", gid, r.p.verb,
                     msg.sender, msg.room)
         r.say(t("judge_only"))
+
+    def _not_here(self) -> str:
+        """Where a command said in a room is to be sent: by DM, or on a page of one's own
+        where the rooms are pages."""
+        return t("not_here_page" if self.transport.contacts_by_link else "not_here")
+
+    def _room_talk(self, msg: Incoming, msg_key: str) -> None:
+        """A line said in a room of a platform that does not show it to the other members
+        (the pages' rooms): the bot posts it there, as relay mode does, before it is handled
+        (a command in it is then handled as in a chat room). Only a member's, and only what
+        the room would carry."""
+        found = self.chats.room_of(msg.room)
+        text = msg.text.strip()
+        if found is None or not text or len(text) > MAX_TEXT:
+            return
+        gid, group = found
+        if msg.sender not in self.chats.room_members(gid, group):
+            return
+        seat = self.service.seat_of(gid, msg.sender)
+        head = (t("relay_prefix", room=room_name(group), seat=seat) if seat is not None
+                else t("room_talk_judge", room=room_name(group)))
+        self.chats.post(f"talk/{msg_key}", gid, group, msg.room or "", head + text)
 
     def _chatter(self, msg: Incoming, r: Request) -> None:
         """A DM that is no command: relayed to the sender's room in relay mode, else help."""
@@ -310,7 +336,7 @@ class ChatBot:
         for gid in games:
             if self.players.relay(gid, msg, r):
                 return
-        if games or msg.sender in self.judges or self.chats.judged(msg.sender):
+        if games or self._creator(msg.sender) or self.chats.judged(msg.sender):
             r.say(t("not_understood"))
         else:
             r.say(t("intro"))
@@ -348,13 +374,13 @@ class ChatBot:
         mine = sorted(set(self.chats.player_games(msg.sender))
                       | set(self.chats.active_judged(msg.sender)))
         if not mine:
-            if p.who == "judge" and msg.sender not in self.judges:
+            if p.who == "judge" and not self._creator(msg.sender):
                 log.warning("judge command %s from %s (no game) refused", p.verb, msg.sender)
                 r.say(t("judge_only"))
             elif p.verb == "help":
                 r.say(self._stranger_help(msg.sender))
             else:
-                r.say(t("no_game") if msg.sender not in self.judges else t("help_judge"))
+                r.say(t("help_judge") if self._creator(msg.sender) else t("no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],
@@ -362,9 +388,13 @@ class ChatBot:
             return None
         return mine[0]
 
+    def _creator(self, contact: str) -> bool:
+        """A judge of the bot, or granted the right to create games (`judge-link`)."""
+        return access.may_create(contact, self.judges, self.chats.creates_games(contact))
+
     def _stranger_help(self, contact: str) -> str:
         lines = [t("help_head", when=t("help_now")), t("help_stranger")]
-        if contact in self.judges:
+        if self._creator(contact):
             lines.append(t("help_judge"))
         return "\n".join(lines)
 

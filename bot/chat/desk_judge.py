@@ -21,7 +21,7 @@ from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submiss
 from bot.forum.reader import thread_id
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
-from bot.texts import room_name, t
+from bot.texts import contact_text, room_name, t
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
 from engine.context import held_due
@@ -347,7 +347,8 @@ class JudgeDesk:
             r.tell(taken.old, t("sub_old", code=code, seat=seat), game=code)
         lobby = self.chats.lobby(code)
         if lobby is not None:
-            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat, contact=r.sender),
+            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat,
+                                  contact=contact_text(r.sender)),
                    game=code)
 
     # the judge's feed (法官通知) -----------------------------------------------------------------

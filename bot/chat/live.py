@@ -87,12 +87,24 @@ class LiveSettings(BaseSettings):
                               rooms_per_hour=self.rooms_per_hour)
 
 
+class GrantedJudgesSettings(LiveSettings):
+    """`LiveSettings` of a channel that grants its judges itself (`needs_judges` False: the
+    pages' `wolfjudge judge-link`): WOLFJUDGE_JUDGES may be empty."""
+
+    judges: str = Field("", validation_alias=AliasChoices("WOLFJUDGE_JUDGES"))
+
+
+def common_settings(chosen_channel: Channel[Any]) -> type[LiveSettings]:
+    """The common settings' model for `chosen_channel`."""
+    return LiveSettings if chosen_channel.needs_judges else GrantedJudgesSettings
+
+
 def load_settings(chosen_channel: Channel[Any]) -> tuple[LiveSettings, Any]:
     """The common settings and the channel's, or a SystemExit naming each missing or bad one
     (the channel's first)."""
     problems: list[str] = []
     loaded: list[Any] = []
-    for model in (chosen_channel.settings, LiveSettings):
+    for model in (chosen_channel.settings, common_settings(chosen_channel)):
         try:
             loaded.append(model())  # from the environment
         except ValidationError as exc:

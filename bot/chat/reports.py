@@ -13,7 +13,16 @@ from bot.feed import describe_deadline, submission
 from bot.render import render_event
 from bot.service import event_of
 from bot.store.models import LogEntry
-from bot.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
+from bot.texts import (
+    camp_name,
+    contact_text,
+    phase_text,
+    role_name,
+    ruleset_name,
+    seats_text,
+    t,
+    texts,
+)
 from engine.context import Ctx
 from engine.events import Event
 from engine.model import GameState
@@ -188,7 +197,7 @@ def judge_status(state: GameState, code: str, players: dict[int, tuple[str | Non
     for st in state.seats:
         contact, name = players.get(st.seat, (None, None))
         lines.append(t("judge_status_seat", seat=st.seat, name=name or "-",
-                       contact=contact or t("words.unbound"),
+                       contact=contact_text(contact) if contact else t("words.unbound"),
                        role=role_name(state.ruleset, st.role),
                        alive=t("words.alive") if st.alive else t(
                            "words.out", cause=cause_name(st.out_cause)),

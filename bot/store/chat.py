@@ -33,6 +33,7 @@ from bot.store.models import (
     RoomStay,
     SeatToken,
     Secret,
+    WebContact,
     WebLink,
 )
 from engine.events import Event
@@ -549,6 +550,22 @@ class ChatStore:
             epochs = {c: e for c, e in s.execute(select(WebLink.contact_id, WebLink.epoch)
                                                  .where(WebLink.contact_id.in_(asked)))}
         return LinkFacts(holder, judge, hand_overs, epochs)
+
+    def creates_games(self, contact: str) -> bool:
+        """Whether `contact` was granted the right to create games (`wolfjudge judge-link`)."""
+        with self.db.read() as s:
+            return bool(s.scalar(select(WebContact.creates_games).where(
+                WebContact.contact_id == contact)))
+
+    def reset_join(self, code: str) -> int:
+        """`报名链接 重置`: the lobby's join link of a new generation (the old one is refused);
+        the new generation."""
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is None:
+                return 0
+            row.join_epoch = (row.join_epoch or 0) + 1
+            return row.join_epoch
 
     def revoke_links(self, contact: str) -> int:
         """`网页 重置`: a new generation; every link given before is refused. The new one."""

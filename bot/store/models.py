@@ -231,6 +231,9 @@ class Lobby(Base):
     # the judge's last chat-layer action that `撤销` can undo (a kick, a room bound): its
     # kind and what undoing it needs; None: none
     undo: Mapped[Any | None] = mapped_column(JSON)
+    # the generation of the lobby's join link (bot/web/join.py): `报名链接 重置` starts a new
+    # one, and every join link given before is refused
+    join_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class LobbyPlayer(Base):
@@ -262,6 +265,21 @@ class WebLink(Base):
 
     contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     epoch: Mapped[int] = mapped_column(Integer)
+
+
+class WebContact(Base):
+    """A contact the pages know by its digest (bot/web/links.py), so that a lasting link
+    (a judge's home, a player's key) finds it: a judge granted by `wolfjudge judge-link`
+    (`creates_games`: may create games, and judges what they create), or a player who
+    joined by a lobby's join link (a contact made for that browser, `web:…`)."""
+
+    __tablename__ = "web_contacts"
+
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    creates_games: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                server_default=sa_false())
+    created_at: Mapped[datetime] = mapped_column(DateTime)  # naive UTC
 
 
 class Secret(Base):

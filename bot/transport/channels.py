@@ -25,7 +25,8 @@ How to add a channel (one module plus one line here):
    - optionally `checks(check, values)`: the doctor's checks of the platform, after the
      settings and the database (`check`: bot/doctor.py's `Checkup`; `values`: the settings that
      were good, by field name, a secret's in clear);
-   - `CHANNEL = Channel(settings=..., build=..., checks=...)`.
+   - `CHANNEL = Channel(settings=..., build=..., checks=...)` (`needs_judges=False` where
+     WOLFJUDGE_JUDGES is optional: the channel grants judges another way).
 2. Add `"NAME": "bot.transport.NAME",` to `CHANNELS` below.
 3. Test it against a fake of the platform on loopback that speaks the real protocol, and
    through `wolfjudge run --channel NAME` (tests/transport/test_channels.py shows a channel
@@ -55,6 +56,7 @@ DEFAULT = "wechat"
 # name -> the module that defines `CHANNEL` (imported only when the channel is chosen)
 CHANNELS: dict[str, str] = {
     "wechat": "bot.transport.wechaty",
+    "web": "bot.transport.web",
 }
 
 S = TypeVar("S", bound=BaseSettings)
@@ -79,6 +81,9 @@ class Channel(Generic[S]):
     settings: type[S]
     build: Callable[[S, Setup], Transport]
     checks: Callable[[Checkup, Mapping[str, Any]], None] | None = None
+    # WOLFJUDGE_JUDGES required: the platform's judges are named by their ids there (False:
+    # the channel grants judges itself, as the pages do with `wolfjudge judge-link`)
+    needs_judges: bool = True
 
 
 class UnknownChannel(ValueError):

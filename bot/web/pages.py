@@ -14,7 +14,7 @@ from bot.render import messages_for, render_for_judge
 from bot.service import event_of
 from bot.store.codec import decode
 from bot.store.models import LogEntry
-from bot.texts import camp_name, phase_text, role_name, ruleset_name, t
+from bot.texts import camp_name, contact_text, phase_text, role_name, ruleset_name, t
 from engine.commands import parse_command
 from engine.model import GameState
 
@@ -72,7 +72,8 @@ def judge_page(state: GameState, code: str, players: dict[int, tuple[str | None,
             marks.append(t("web.lover", partner=st.lover_of))
         if st.yellow or st.red:
             marks.append(t("web.cards", yellow=st.yellow, red=t("words.red") if st.red else ""))
-        rows.append(SeatRow(st.seat, name or "-", contact or t("words.unbound"),
+        rows.append(SeatRow(st.seat, name or "-",
+                            contact_text(contact) if contact else t("words.unbound"),
                             role_name(state.ruleset, st.role), camp_name(state.ruleset, st.camp),
                             st.alive, " ".join(marks)))
     timeline: list[Line] = []
