@@ -177,8 +177,8 @@ class LobbyDesk:
         if not self.chats.join(code, r.sender, name):
             r.say(t("name_taken", name=name))
             return
-        r.say(t("joined", code=code, name=name, joined=len(members) + 1,
-                players=lobby.players))
+        r.say(t("joined_page" if self.ctx.rooms.transport.contacts_by_link else "joined",
+                code=code, name=name, joined=len(members) + 1, players=lobby.players))
         self._tell_joins(lobby)
 
     def _tell_joins(self, lobby: Lobby) -> None:

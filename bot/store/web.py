@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from bot.store.chat import ROOM_CHANNELS
 from bot.store.db import Database, of_host
 from bot.store.models import (
     Game,
@@ -19,6 +20,7 @@ from bot.store.models import (
     OutboxRow,
     Player,
     RoomMember,
+    RoomStay,
     WebContact,
     WebLink,
 )
@@ -78,6 +80,19 @@ class WebStore:
                     row.creates_games = True
         except IntegrityError:  # two racing to know the same contact: the first one stands
             pass
+
+    def forget(self, contact: str) -> None:
+        """A contact made for a join that did not happen (the name was taken …) is dropped,
+        unless it joined or sits somewhere meanwhile."""
+        with self.db.write() as s:
+            row = s.get(WebContact, contact)
+            if row is None or row.creates_games:
+                return
+            busy = s.scalar(select(LobbyPlayer.code).where(
+                LobbyPlayer.contact_id == contact).limit(1)) or s.scalar(
+                select(Player.game_id).where(Player.contact_id == contact).limit(1))
+            if busy is None:
+                s.delete(row)
 
     def withdraw(self, contact: str) -> bool:
         """The right to create games taken back (`judge-link --revoke`); False: it had none.
@@ -156,14 +171,41 @@ class WebStore:
                 RoomMember.game_id == game_id, RoomMember.contact_id == contact)))
 
     # what was delivered outside any game ----------------------------------------------------------
-    def delivered_free(self, contact: str) -> list[tuple[datetime, str]]:
-        """The latest DMs of no game this account sent `contact` (a lobby's replies, the
-        judge's join summaries), in the order they went (naive UTC, text). Only what went."""
+    def inbox(self, contact: str, *, free_only: bool = False, game: str | None = None
+              ) -> list[tuple[datetime, str | None, str]]:
+        """The latest DMs this account sent `contact` (a lobby's replies, the judge's join
+        summaries and feed; `free_only`: those of no game; `game`: that game's), in the order
+        they went: (naive UTC, the game, text). Only what went."""
+        with self.db.read() as s:
+            q = (select(OutboxRow.sent_at, OutboxRow.game_id, OutboxRow.text)
+                 .outerjoin(Game, Game.id == OutboxRow.game_id)
+                 .where(OutboxRow.address == contact, OutboxRow.sent_at.is_not(None),
+                        OutboxRow.channel.not_in(ROOM_CHANNELS),
+                        or_(and_(OutboxRow.game_id.is_(None),
+                                 of_host(OutboxRow.host, self.db.host)),
+                            and_(OutboxRow.game_id.is_not(None),
+                                 of_host(Game.host, self.db.host)))))
+            if free_only:
+                q = q.where(OutboxRow.game_id.is_(None))
+            elif game is not None:
+                q = q.where(OutboxRow.game_id == game)
+            rows = s.execute(q.order_by(OutboxRow.sent_at.desc(), OutboxRow.id.desc())
+                             .limit(FREE_MESSAGES)).all()
+        return [(r.sent_at, r.game_id, r.text) for r in reversed(rows)]
+
+    def room_posts(self, game_id: str, group: str, contact: str
+                   ) -> list[tuple[datetime, str]]:
+        """The posts of the game's room `group` that went while `contact` was in it, in the
+        order they went (naive UTC, text): the room's page (what the seat's page holds of
+        that room, ChatStore.delivered)."""
         with self.db.read() as s:
             rows = s.execute(select(OutboxRow.sent_at, OutboxRow.text).where(
-                OutboxRow.game_id.is_(None), OutboxRow.address == contact,
-                OutboxRow.sent_at.is_not(None), OutboxRow.channel == "dm",
-                of_host(OutboxRow.host, self.db.host))
-                .order_by(OutboxRow.sent_at.desc(), OutboxRow.id.desc())
-                .limit(FREE_MESSAGES)).all()
-        return [(r.sent_at, r.text) for r in reversed(rows)]
+                OutboxRow.game_id == game_id, OutboxRow.sent_at.is_not(None),
+                OutboxRow.channel.in_(ROOM_CHANNELS),
+                OutboxRow.target.in_((f"group:{group}", group)))
+                .order_by(OutboxRow.sent_at, OutboxRow.id)).all()
+            stays = s.execute(select(RoomStay.since, RoomStay.until).where(
+                RoomStay.game_id == game_id, RoomStay.room == group,
+                RoomStay.contact_id == contact)).all()
+        return [(at, text) for at, text in rows
+                if any(since <= at and (until is None or at < until) for since, until in stays)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,9 +33,12 @@ from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import t, text_data
 from bot.transport import Incoming
-from bot.web import pages
+from bot.web import home, join, pages, rooms
 from bot.web.links import Claim, Kind, Links
+from bot.web.lobby import lobby_view
 from bot.web.replay import replay_data, replay_page
+from bot.web.rooms import room_links
+from bot.web.site import Site
 
 HERE = Path(__file__).parent
 NO_CLAIM = Claim("p", "", "", 0, -1, -1)  # what a token that is none of ours is checked as
@@ -50,10 +53,13 @@ HEADERS = {
 
 
 def create_app(service: Service, chats: ChatStore, links: Links,
-               now: Callable[[], datetime] = utcnow, bot: ChatBot | None = None) -> FastAPI:
+               now: Callable[[], datetime] = utcnow, bot: ChatBot | None = None, *,
+               base: str = "", proxies: Iterable[str] = ()) -> FastAPI:
     """The pages of `service`'s games. `bot`: the chat bot that takes what is typed on a page
     (the same router and checks as a DM); None: the pages only read (`wolfjudge web` beside a
-    bot in another process)."""
+    bot in another process). `base`: the pages' public base URL (WOLFJUDGE_WEB_URL), which
+    every link a page shows starts with; `proxies`: the addresses of the proxies in front
+    whose X-Forwarded-For is believed (the join form's limit per address)."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
@@ -79,25 +85,36 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     def denied() -> HTMLResponse:
         return page("denied.html", status=403)
 
+    # the pages of a game with no chat account (issue 30): a judge's home, join links and
+    # keys, rooms as pages (bot/web/home.py, join.py, rooms.py)
+    site = Site(service, chats, links, page, limits, lock, now, bot, base.rstrip("/"),
+                frozenset(proxies), joins=RateLimits(), app=app)
+
     def game_time(code: str) -> datetime:
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))
 
-    def judge_view(code: str, answers: list[str] | None = None) -> HTMLResponse:
-        state = service.state(code)
+    def judge_view(code: str, contact: str, token: str, answers: list[str] | None = None
+                   ) -> HTMLResponse:
         lobby = chats.lobby(code)
+        if lobby is not None and lobby.status != "started":
+            return lobby_view(site, lobby, contact, answers)  # before the start (bot/web/lobby.py)
+        state = service.state(code)
         ledger = ""
         if bot is not None and lobby is not None and state.phase.startswith("D") and (
                 lobby.chat_options.get("votes.channel") == FORUM_AUTO):
             ledger = bot.forum.ledger_text(code, state.day)
         return page("judge.html", answers=answers, p=pages.judge_page(
             state, code, chats.players(code), service.game_log(code), game_time(code),
-            ledger))
+            ledger), rooms=room_links(site, "j", token, code, contact),
+            inbox=[(site.wall(at, lobby.time_zone if lobby else None), text)
+                   for at, _g, text in site.web.inbox(contact, game=code)][::-1])
 
-    def player_view(code: str, seat: int, contact: str, answers: list[str] | None = None
-                    ) -> HTMLResponse:
+    def player_view(code: str, seat: int, contact: str, token: str,
+                    answers: list[str] | None = None) -> HTMLResponse:
         name = chats.players(code).get(seat, (None, None))[1] or ""
         tz = zone(service.time_zone(code))
-        return page("player.html", answers=answers, p=pages.player_page(
+        return page("player.html", answers=answers,
+                    rooms=room_links(site, "p", token, code, contact), p=pages.player_page(
             service.state(code), seat, code, name, service.game_log(code),
             chats.delivered(code, contact), lambda at: wall_clock(at.replace(tzinfo=UTC), tz)))
 
@@ -148,7 +165,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     @app.get("/j/{token}", response_class=HTMLResponse)
     def judge(token: str) -> HTMLResponse:
         found = admitted(token, "j")
-        return denied() if found is None else judge_view(found[0].game)
+        return denied() if found is None else judge_view(found[0].game, found[1], token)
 
     @app.post("/j/{token}", response_class=HTMLResponse)
     async def judge_send(token: str, request: Request) -> HTMLResponse:
@@ -157,7 +174,8 @@ def create_app(service: Service, chats: ChatStore, links: Links,
             return denied()
         claim, contact = found
         got = await act(request, claim, contact, {"judge", f"contact:{contact}"})
-        return got if isinstance(got, HTMLResponse) else judge_view(claim.game, got)
+        return got if isinstance(got, HTMLResponse) else judge_view(claim.game, contact, token,
+                                                                     got)
 
     @app.get("/p/{token}", response_class=HTMLResponse)
     def player(token: str) -> HTMLResponse:
@@ -165,7 +183,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         if found is None:
             return denied()
         claim, contact = found
-        return player_view(claim.game, claim.seat or 0, contact)
+        return player_view(claim.game, claim.seat or 0, contact, token)
 
     @app.post("/p/{token}", response_class=HTMLResponse)
     async def player_send(token: str, request: Request) -> HTMLResponse:
@@ -176,7 +194,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         seat = claim.seat or 0
         got = await act(request, claim, contact, {f"contact:{contact}", f"seat:{seat}"})
         return got if isinstance(got, HTMLResponse) else player_view(claim.game, seat, contact,
-                                                                      got)
+                                                                      token, got)
 
     @app.get("/replay/{code}", response_class=HTMLResponse)
     def replay(code: str) -> HTMLResponse:
@@ -192,6 +210,8 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         built = replay_page(data)
         return HTMLResponse(built.html, headers={"Content-Security-Policy": built.csp})
 
+    for router in (home.router(site), join.router(site), rooms.router(site, admitted)):
+        app.include_router(router)
     return app
 
 

@@ -29,6 +29,14 @@ class WebSettings(BaseSettings):
     port: int = Field(8790, ge=1, le=65535, validation_alias=AliasChoices("WOLFJUDGE_WEB_PORT"))
     link_days: int = Field(LINK_DAYS, ge=1, le=90,
                            validation_alias=AliasChoices("WOLFJUDGE_WEB_LINK_DAYS"))
+    # the addresses of the TLS proxies in front whose X-Forwarded-For is believed (comma-
+    # separated, e.g. 127.0.0.1); empty: the connection's address is the client's
+    trusted_proxies: str = Field("", validation_alias=AliasChoices(
+        "WOLFJUDGE_WEB_TRUSTED_PROXIES"))
+
+    @property
+    def proxies(self) -> list[str]:
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
 
 def page_links(service: Service, settings: WebSettings | None = None) -> PageLinks | None:
@@ -48,7 +56,8 @@ def make_server(service: Service, links: PageLinks, settings: WebSettings,
 
     from bot.web.app import create_app
 
-    app = create_app(service, ChatStore(service.db), links.links, bot=bot)
+    app = create_app(service, ChatStore(service.db), links.links, bot=bot, base=links.base,
+                     proxies=settings.proxies)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, access_log=False,
                             log_level="warning", lifespan="off")
     return uvicorn.Server(config)

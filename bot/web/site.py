@@ -1,0 +1,178 @@
+"""What the pages' routers share (bot/web/home.py, join.py, rooms.py; registered by
+bot/web/app.py): the service and the stores, the link signer and the pages' base URL, the
+page renderer, the chat bot that takes an action, and the limits.
+
+An action typed on a page goes as the same DM would (`send`: the chat bot's `handle_page`,
+one at a time, the form's nonce as its message id, so a form sent twice is applied once); its
+answer is the page's to show. Every link a page shows is an absolute URL under the pages' base
+(WOLFJUDGE_WEB_URL)."""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+import uuid
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+
+from bot.chat.bot import MAX_TEXT, ChatBot
+from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
+from bot.service import Service
+from bot.store.chat import ChatStore
+from bot.store.web import WebStore
+from bot.texts import t
+from bot.transport import Incoming
+from bot.web.links import Kind, Links
+
+FIELD_LIMIT = 4096  # characters of one form field that are read (a command is at most 4096)
+BODY_LIMIT = 16 * 1024  # bytes of a form the routers here read
+
+
+class Render(Protocol):
+    def __call__(self, name: str, status: int = 200, **values: Any) -> HTMLResponse: ...
+
+
+class Limits(Protocol):
+    def take(self, key: Hashable, at: datetime) -> bool: ...
+
+
+@dataclass
+class Site:
+    service: Service
+    chats: ChatStore
+    links: Links
+    page: Render
+    limits: Limits
+    lock: threading.Lock  # one page action at a time (the chat bot's own order)
+    now: Callable[[], datetime]  # naive UTC
+    bot: ChatBot | None = None
+    root: str = ""  # the pages' public base URL, without its last /
+    # the addresses of the proxies in front whose X-Forwarded-For is believed (none: the
+    # connection's own address is the client's)
+    proxies: frozenset[str] = frozenset()
+    joins: Limits | None = None  # the join form's limit, per address
+    app: Any = None  # the FastAPI app (which pages it serves)
+    web: WebStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.web = WebStore(self.service.db)
+
+    @property
+    def joins_open(self) -> bool:
+        """Whether people join by link here: a bot whose platform is the pages."""
+        return self.bot is not None and self.bot.transport.contacts_by_link
+
+    def has_route(self, path: str) -> bool:
+        return self.app is not None and any(
+            getattr(r, "path", None) == path for r in self.app.routes)
+
+    @property
+    def time_zone(self) -> str:
+        return self.bot.lobby.ctx.time_zone if self.bot is not None else DEFAULT_TIME_ZONE
+
+    def wall(self, at: datetime, time_zone: str | None = None) -> str:
+        """A bookkeeping time (naive UTC) as a page shows it, in the game's (or the bot's)
+        time zone."""
+        local = wall_clock(at.replace(tzinfo=UTC), zone(time_zone or self.time_zone))
+        return local.strftime("%m-%d %H:%M")
+
+    def stream(self, path: str) -> str:
+        """A page's event stream, where this process serves streams (else none: the page
+        fetches itself now and then)."""
+        return path if self.has_route(path.rsplit("/", 2)[0] + "/{token}/events") else ""
+
+    # pages ---------------------------------------------------------------------------------------
+    def denied(self, reason: str | None = None, status: int = 403) -> HTMLResponse:
+        return self.page("denied.html", status=status, reason=reason)
+
+    def too_large(self) -> HTMLResponse:
+        return self.denied(t("web.too_large", kb=BODY_LIMIT // 1024), 413)
+
+    # links ---------------------------------------------------------------------------------------
+    def url(self, path: str) -> str:
+        """An absolute URL of ours (`path` starts with /)."""
+        return f"{self.root}{path}"
+
+    def join_url(self, code: str, epoch: int) -> str:
+        """A lobby's join link of generation `epoch` (`报名链接 重置` starts a new one)."""
+        return self.url(f"/join/{self.links.make('join', code, '', None, epoch)}")
+
+    def link(self, kind: Kind, game: str, contact: str, seat: int | None = None,
+             gen: int = 0) -> str:
+        """A signed link of `kind` for `contact`, of their current link generation."""
+        epoch = self.chats.link_epoch(contact) if contact else 0
+        return self.url(f"/{kind}/{self.links.make(kind, game, contact, seat, epoch, gen)}")
+
+    def seat_link(self, game: str, contact: str, seat: int) -> str:
+        return self.link("p", game, contact, seat, self.chats.hand_overs(game, seat))
+
+    # actions -------------------------------------------------------------------------------------
+    async def form(self, request: Request) -> dict[str, str] | None:
+        """The form's fields (each cut to FIELD_LIMIT characters), or None when the body is
+        larger than BODY_LIMIT (refused unread) or is no form."""
+        size = request.headers.get("content-length", "")
+        if not size.isdigit() or int(size) > BODY_LIMIT:
+            return None
+        try:
+            form = await request.form()
+        except Exception:  # a body that is no form (or lies about its size)
+            return None
+        return {k: str(v)[:FIELD_LIMIT] for k, v in form.items() if isinstance(v, str)}
+
+    async def lists(self, request: Request, prefix: str) -> dict[str, list[str]]:
+        """The form's fields named `prefix…` with every value each was sent with (checkboxes),
+        after `form` read the body."""
+        form = await request.form()
+        return {k: [str(v)[:FIELD_LIMIT] for v in form.getlist(k) if isinstance(v, str)]
+                for k in form if k.startswith(prefix)}
+
+    async def send(self, contact: str, text: str, nonce: str, answers: set[str], *,
+                   game: str | None = None, room: str | None = None) -> list[str]:
+        """`text` sent as `contact`'s DM (to `game` when given: `#CODE` before it), or said
+        in `room`; the answers it got (the turn's rows for `answers`), shown on the page."""
+        text = text.strip()
+        if not text:
+            return [t("web.empty")]
+        if len(text) > MAX_TEXT:
+            return [t("too_long", limit=MAX_TEXT)]
+        if self.bot is None:
+            return [t("web.read_only")]
+        if game is not None and room is None:
+            text = f"#{game} {text}"
+        msg = Incoming(msg_id=f"web/{nonce[:64] or uuid.uuid4().hex}", sender=contact,
+                       text=text, at=self.now().replace(tzinfo=UTC), room=room)
+        bot = self.bot
+        with self.lock:
+            got = await run_in_threadpool(bot.handle_page, msg, answers)
+        return [t("web.again")] if got is None else got or [t("web.done")]
+
+    def allowed(self, key: Hashable) -> bool:
+        """Another action for `key` this minute (20 at most)."""
+        return self.limits.take(key, self.now())
+
+    # who is asking -------------------------------------------------------------------------------
+    def client(self, request: Request) -> str:
+        """The client's address: the connection's, or, behind a proxy we trust, the last
+        address in X-Forwarded-For that is not one of our proxies (what the proxy saw)."""
+        peer = request.client.host if request.client else ""
+        if peer not in self.proxies:
+            return peer
+        hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",")]
+        for hop in reversed(hops):
+            if hop and hop not in self.proxies and _address(hop):
+                return hop
+        return peer
+
+
+def _address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
