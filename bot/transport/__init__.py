@@ -33,7 +33,9 @@ class Incoming:
 class Capabilities:
     """What the account behind a transport can do, as its gateway reported it at login
     (`reported` False: nothing was reported, everything is assumed and learned on the first
-    failure). `puppet`: the puppet's package name, when known."""
+    failure). `puppet`: the puppet's package name, when known. `nouns`: the words that name
+    the platform's things to people (texts.yaml `channels`: 微信群 or QQ群, 微信号 or QQ号):
+    the chat layer words every text with them, whatever the platform."""
 
     send_dm: bool = True
     create_rooms: bool = True
@@ -42,6 +44,7 @@ class Capabilities:
     list_members: bool = True
     puppet: str | None = None
     reported: bool = False
+    nouns: str = "wechat"
 
 
 class TransportError(Exception):
@@ -54,6 +57,15 @@ class Unsupported(TransportError):
 
 class Refused(TransportError):
     """The platform refused it this time (rate limit, blocked, not a friend)."""
+
+
+class Unreachable(Refused):
+    """The contact cannot get a DM from this account until they do something (on QQ: become
+    the bot's friend); the message stays queued."""
+
+
+class ByHand(Unsupported):
+    """A person must do this (on QQ: remove a member from a group the bot is no admin of)."""
 
 
 class Interrupted(TransportError, SendInterrupted):
