@@ -173,10 +173,12 @@ def tell_capabilities(bot: ChatBot, judges: list[str], today: Callable[[], date]
 
 
 def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
-    """After a reconnect: the judges learn that messages sent meanwhile may be lost."""
+    """After a reconnect: the judges learn what became of the messages sent meanwhile (in the
+    platform's words: kept by the gateway, or caught up from QQ's history)."""
     def told() -> None:
+        text = t(f"channels.{bot.transport.capabilities.nouns}.reconnected")
         for judge in judges:
-            bot.tell(judge, t("reconnected"))
+            bot.tell(judge, text)
     return told
 
 

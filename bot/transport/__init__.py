@@ -35,7 +35,9 @@ class Capabilities:
     (`reported` False: nothing was reported, everything is assumed and learned on the first
     failure). `puppet`: the puppet's package name, when known. `nouns`: the words that name
     the platform's things to people (texts.yaml `channels`: 微信群 or QQ群, 微信号 or QQ号):
-    the chat layer words every text with them, whatever the platform."""
+    the chat layer words every text with them, whatever the platform. `announce_in_room`: the
+    platform's risk control watches one text DMed to many, so a game's public announcements go
+    to its public room by default (`public.channel=room`; by DM until one is bound)."""
 
     send_dm: bool = True
     create_rooms: bool = True
@@ -45,6 +47,7 @@ class Capabilities:
     puppet: str | None = None
     reported: bool = False
     nouns: str = "wechat"
+    announce_in_room: bool = False
 
 
 class TransportError(Exception):
@@ -79,6 +82,7 @@ class Transport(ABC):
     can_create_rooms: bool = True
     can_manage_members: bool = True
     instant: bool = False
+    capabilities: Capabilities = Capabilities()  # until the platform reports them
 
     @abstractmethod
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:

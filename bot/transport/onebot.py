@@ -64,7 +64,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -93,6 +93,11 @@ TOKEN_REFUSED = 1403  # NapCat's answer to a wrong token, after the handshake
 DELIVERED_KEYS = 20_000  # outbox keys remembered as sent
 SEEN_MAX = 50_000  # message ids remembered as queued
 MAX_FRAME = 16 * 2**20  # a history page of long messages
+# A personal QQ account: DMs to friends, no group made or joined by the bot, members removed
+# where it is an admin; announcements to a group (QQ's risk control watches one text DMed to
+# many).
+QQ = Capabilities(send_dm=True, create_rooms=False, add_members=False, remove_members=True,
+                  list_members=True, nouns="qq", announce_in_room=True)
 
 
 class OneBotFailed(TransportError):
@@ -191,7 +196,7 @@ class OneBotTransport(Transport):
         self.on_friend_request: Callable[[str, str], bool] | None = None
         self.on_unreachable: Callable[[str], None] | None = None
         self.on_guarded: Callable[[str, bool], None] | None = None
-        self.capabilities = Capabilities(nouns="qq")
+        self.capabilities = QQ  # what a QQ account can do, before it says which app it is
         self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self.guard = guard
         self.timeout = timeout
@@ -436,9 +441,7 @@ class OneBotTransport(Transport):
                                online=bool((status or {}).get("online", True)), app=app)
         self.token_refused = False
         await self._refresh_friends()
-        caps = Capabilities(send_dm=True, create_rooms=False, add_members=False,
-                            remove_members=True, list_members=True, puppet=app or None,
-                            reported=True, nouns="qq")
+        caps = replace(QQ, puppet=app or None, reported=True)
         self.capabilities = caps
         with self._cond:
             self.logins += 1
