@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from onebotfake import FakeOneBot
 from knowledge import engine_audit, wire_audit
+from onebotfake import FakeOneBot
 from qqtable import COMMUNITY, JUDGE_QQ, QQTable
 
 from bot.service import Service
