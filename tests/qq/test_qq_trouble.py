@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from onebotfake import FakeOneBot
-from qqtable import COMMUNITY, JUDGE_QQ, PLAYER_QQ, QQTable
+from qqtable import COMMUNITY, JUDGE_QQ, QQTable
 
 from bot.chat.demo import JUDGE
 from bot.outbox import deliver
