@@ -187,11 +187,16 @@ class Rooms:
         new = [c for c in plan.contacts if c not in current]
         if not gone and not new:
             return
+        # Who leaves is out of the record before the room lets them go, who comes is in after
+        # it let them in: a post sent meanwhile is on no page that did not get it (bot/web).
+        if gone:
+            self.chats.change_room_members(gid, group, gone, ())
         by_hand = [c for c in gone if isinstance(
             self._try(partial(self.transport.remove_member, room, c)), ByHand)]
         for c in new:
             self._try(partial(self.transport.add_member, room, c))
-        self.chats.change_room_members(gid, group, gone, new)
+        if new:
+            self.chats.change_room_members(gid, group, (), new)
         self._audit(gid, group, room, plan.contacts, lobby, asked=by_hand)
         if by_hand:  # the bot may not remove them (not a group admin): the judge does
             seat_of_c = {c: n for n, c in contacts.items()}
