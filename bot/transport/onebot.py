@@ -63,14 +63,17 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from bot.capabilities import describe
 from bot.texts import text_data
 from bot.transport import (
     ByHand,
@@ -83,8 +86,12 @@ from bot.transport import (
     Unreachable,
     Unsupported,
 )
-from bot.transport.guard import Guard
-from bot.transport.pacing import Pacer
+from bot.transport.channels import Channel, Setup
+from bot.transport.guard import Guard, GuardSettings
+from bot.transport.pacing import Pacer, PacingSettings
+
+if TYPE_CHECKING:
+    from bot.doctor import Checkup
 
 log = logging.getLogger(__name__)
 
@@ -191,11 +198,6 @@ class OneBotTransport(Transport):
         self.url = url
         self.token = token
         self.handler = handler
-        self.on_reconnect: Callable[[], None] | None = None
-        self.on_capabilities: Callable[[Capabilities], None] | None = None
-        self.on_friend_request: Callable[[str, str], bool] | None = None
-        self.on_unreachable: Callable[[str], None] | None = None
-        self.on_guarded: Callable[[str, bool], None] | None = None
         self.capabilities = QQ  # what a QQ account can do, before it says which app it is
         self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self.guard = guard
@@ -441,7 +443,7 @@ class OneBotTransport(Transport):
                                online=bool((status or {}).get("online", True)), app=app)
         self.token_refused = False
         await self._refresh_friends()
-        caps = replace(QQ, puppet=app or None, reported=True)
+        caps = replace(QQ, puppet=app or None, reported=True, account=self.account.self_id)
         self.capabilities = caps
         with self._cond:
             self.logins += 1
@@ -764,3 +766,151 @@ class OneBotTransport(Transport):
         found = self.call("get_group_list")
         return [(str(g.get("group_id")), str(g.get("group_name") or ""))
                 for g in found or [] if isinstance(g, dict)]
+
+
+# the channel (bot/transport/channels.py) ----------------------------------------------------------
+# QQ's pace: a little slower than WeChat's between two sends of the account, faster in a group
+# (a group is where the announcements go), fewer a day (WOLFJUDGE_SEND_INTERVAL … override).
+QQ_PACING = PacingSettings(interval=2.0, jitter=1.5, room_interval=3.0, daily_cap=2000,
+                           rooms_per_hour=2)
+
+
+class OneBotSettings(BaseSettings):
+    """What the QQ channel reads from the environment (besides `LiveSettings`)."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    onebot_url: str = Field(validation_alias=AliasChoices("WOLFJUDGE_ONEBOT_URL"),
+                            pattern=r"^wss?://\S+$")
+    onebot_token: str = Field(validation_alias=AliasChoices("WOLFJUDGE_ONEBOT_TOKEN"),
+                              min_length=1, repr=False)
+    # The risk guard (bot/transport/guard.py): sends to one conversation before it rests.
+    guard_per_minute: int = Field(15, ge=1, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_PER_MINUTE"))
+    guard_per_ten_minutes: int = Field(45, ge=1, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_PER_TEN_MINUTES"))
+    guard_same_text: int = Field(2, ge=1, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_SAME_TEXT"))
+    guard_rest: float = Field(300.0, ge=0, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_REST"))
+
+    @property
+    def guard(self) -> GuardSettings:
+        return GuardSettings(per_minute=self.guard_per_minute,
+                             per_ten_minutes=self.guard_per_ten_minutes,
+                             same_text=self.guard_same_text, rest=self.guard_rest)
+
+
+def build(settings: OneBotSettings, setup: Setup) -> OneBotTransport:
+    """`wolfjudge run`'s transport: paced at QQ's pace, guarded per conversation."""
+    return OneBotTransport(settings.onebot_url, settings.onebot_token,
+                           pacer=Pacer(setup.pacing), guard=Guard(settings.guard))
+
+
+def checks(check: Checkup, values: Mapping[str, Any]) -> None:
+    """`wolfjudge doctor`: NapCat reachable and the token accepted, the QQ account logged in and
+    online, which implementation and version, each bound group and whether the bot is its
+    admin, then what QQ can do. On the API-only endpoint (`/api`): a running bot's events are
+    not touched."""
+    url = str(values.get("onebot_url") or "")
+    token = str(values.get("onebot_token") or "")
+    if not url or not token:
+        return  # (named among the settings)
+    check.head("qq", url=url)
+    try:
+        with _api_connection(url, token, check.timeout) as api:
+            info = api("get_login_info")
+            check.ok("qq_reachable")
+            status = api("get_status")
+            version = api("get_version_info")
+            self_id = str(info.get("user_id", ""))
+            check.ok("qq_account", qq=self_id, nickname=info.get("nickname", ""))
+            if status.get("online", True):
+                check.ok("qq_online")
+            else:
+                check.bad("qq_offline")
+            check.ok("qq_version", app=version.get("app_name", "?"),
+                     version=version.get("app_version", "?"))
+            _bound_groups(check, api, self_id)
+    except TokenRefused:
+        check.bad("qq_token")
+        return
+    except OneBotFailed as exc:
+        check.bad("qq_failed", action=exc.action, error=str(exc)[:200])
+        return
+    except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError) as exc:
+        check.bad("qq_unreachable", error=(str(exc).strip().splitlines() or [""])[0][:200])
+        return
+    check.note(describe(replace(QQ, reported=True, account=self_id), values.get("host")))
+
+
+def _bound_groups(check: Checkup, api: Callable[..., Any], self_id: str) -> None:
+    if check.database_url is None:
+        return
+    from bot.store.chat import ChatStore
+    from bot.store.db import Database
+    from bot.texts import room_name
+
+    db = Database(check.database_url)
+    db.host = check.host
+    try:
+        rooms = ChatStore(db).bound_rooms()
+    finally:
+        db.dispose()
+    if not rooms:
+        check.warn("qq_no_groups")
+        return
+    for code, name, group in rooms:
+        shown = {"code": code, "room": room_name(name), "group": group}
+        try:
+            me = api("get_group_member_info", group_id=_qq(group), user_id=_qq(self_id))
+        except OneBotFailed:
+            check.bad("qq_group_gone", **shown)
+            continue
+        if me.get("role") in ("admin", "owner"):
+            check.ok("qq_group_admin", **shown)
+        else:
+            check.warn("qq_group_member", **shown)
+
+
+@contextlib.contextmanager
+def _api_connection(url: str, token: str, timeout: float) -> Iterator[Callable[..., Any]]:
+    """A short synchronous connection to the API-only endpoint; yields `call(action,
+    **params)` (its data, or `OneBotFailed` / `TokenRefused`)."""
+    from websockets.sync.client import connect as connect_sync
+
+    api_url = url.rstrip("/") + "/api"
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    try:
+        ws = connect_sync(api_url, additional_headers=headers, open_timeout=timeout,
+                          proxy=None, compression=None, max_size=MAX_FRAME)
+    except InvalidStatus as exc:
+        if exc.response.status_code in (401, 403):
+            raise TokenRefused(str(exc)) from exc
+        raise
+    echoes = itertools.count(1)
+
+    def call(action: str, **params: Any) -> Any:
+        echo = f"doctor{next(echoes)}"
+        with contextlib.suppress(ConnectionClosed):  # closed: what came first says why
+            ws.send(json.dumps({"action": action, "params": params, "echo": echo}))
+        while True:
+            data = json.loads(ws.recv(timeout))
+            if not isinstance(data, dict) or "post_type" in data:
+                continue  # an event (an implementation that sends them here too)
+            if data.get("retcode") == TOKEN_REFUSED and not data.get("echo"):
+                raise TokenRefused(str(data.get("message") or "token"))
+            if data.get("echo") != echo:
+                continue
+            if data.get("status") != "ok" and data.get("retcode") not in (0, 1):
+                raise OneBotFailed(action, int(data.get("retcode") or -1),
+                                   str(data.get("message") or ""))
+            return data.get("data") or {}
+
+    try:
+        yield call
+    finally:
+        ws.close()
+
+
+CHANNEL = Channel(settings=OneBotSettings, build=build, checks=checks, pacing=QQ_PACING)

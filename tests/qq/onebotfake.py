@@ -1,17 +1,19 @@
 """A OneBot v11 implementation of our own, for tests: NapCat as a bot sees it, on a real
 WebSocket on loopback (the `websockets` server, in a thread of its own).
 
-What it speaks, as NapCat 4 does (packages/napcat-onebot: network/websocket-server.ts and the
-actions): the universal forward WebSocket (API calls and events on one connection, any path);
-the token as `Authorization: Bearer …` or `?access_token=…`, a wrong one answered after the
-handshake with `{"status": "failed", "retcode": 1403, "message": "token验证失败"}` and a
-close; a `meta_event` `lifecycle`/`connect` first on every connection, then a `heartbeat`
-every `heartbeat` seconds (`status.online`); every answer is `{status, retcode, data,
-message, wording, echo}` (`ok`/0, or `failed` with 1400 for bad parameters, 1404 for an
-unknown action, 1200 when the action failed); message events carry both `message` (an array
-of segments) and `raw_message` (CQ code, its text escaped); history (`get_friend_msg_history`,
-`get_group_msg_history`: the latest `count`, or those at and before `message_seq`, oldest
-first) holds both sides of a conversation, the bot's own sends included.
+What it speaks, as NapCat 4 does (packages/napcat-onebot: network/websocket-server.ts
+and the actions): the universal forward WebSocket (API calls and events on one
+connection, any path but `/api`, which answers calls and pushes no event); the token as
+`Authorization: Bearer …` or `?access_token=…`, a wrong one answered after the handshake
+with `{"status": "failed", "retcode": 1403, "message": "token验证失败"}` and a close; a
+`meta_event` `lifecycle`/`connect` first on every connection, then a `heartbeat` every
+`heartbeat` seconds (`status.online`); every answer is `{status, retcode, data, message,
+wording, echo}` (`ok`/0, or `failed` with 1400 for bad parameters, 1404 for an unknown
+action, 1200 when the action failed); message events carry both `message` (an array of
+segments) and `raw_message` (CQ code, its text escaped); history
+(`get_friend_msg_history`, `get_group_msg_history`: the latest `count`, or those at and
+before `message_seq`, oldest first) holds both sides of a conversation, the bot's own
+sends included.
 
 Its world: users (friends of the bot or not), groups (made by a person: a bot account cannot
 create one; the bot a member, an admin or the owner), friend requests. Realistic failures: a
@@ -139,7 +141,8 @@ class FakeOneBot:
         self.history: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.sent: list[Sent] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.connections = 0  # accepted, token checked
+        self.connections = 0  # accepted, token checked (the universal endpoint)
+        self.api_connections = 0  # on the API-only endpoint (`/api`: no events)
         self.refused = 0  # connections refused for their token
         self.fail: dict[str, int] = {}  # action -> how many next calls fail (retcode 1200)
         self.now: Callable[[], float] = time.time  # the message times (a test may set it)
@@ -343,14 +346,19 @@ class FakeOneBot:
             await ws.close()
             self._touch()
             return
+        api_only = urlsplit(request.path).path.rstrip("/") == "/api"  # no events there
         with self._lock:
-            self._clients.append(ws)
-            self.connections += 1
+            if api_only:
+                self.api_connections += 1
+            else:
+                self._clients.append(ws)
+                self.connections += 1
         self._touch()
         try:
-            await ws.send(json.dumps({"time": int(self.now()), "self_id": int(self.self_id),
-                                      "post_type": "meta_event", "meta_event_type": "lifecycle",
-                                      "sub_type": "connect"}))
+            if not api_only:
+                await ws.send(json.dumps({"time": int(self.now()), "self_id": int(self.self_id),
+                                          "post_type": "meta_event",
+                                          "meta_event_type": "lifecycle", "sub_type": "connect"}))
             async for frame in ws:
                 await ws.send(json.dumps(self._api(frame), ensure_ascii=False))
                 self._touch()
