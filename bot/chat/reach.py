@@ -103,11 +103,19 @@ class Reach:
                 self.bot.tell(judge, t("guarded", code=code, who=room_name(group), **words),
                               code)
             return
-        for code, seat in self.chats.players_of(conversation):
+        games = self.chats.players_of(conversation)
+        for code, seat in games:
             judge = self.chats.game_judge(code)
             if judge and judge != conversation:
                 self.bot.tell(judge, t("guarded", code=code, who=t("words.seat", n=seat),
                                        **words), code)
+        for code in self.chats.player_games(conversation):  # a lobby's: by the 马甲
+            lobby = self.chats.lobby(code)
+            if lobby is None or lobby.status != "open" or lobby.judge == conversation:
+                continue
+            name = next((p.forum_name for p in self.chats.members(code)
+                         if p.contact_id == conversation), conversation)
+            self.bot.tell(lobby.judge, t("guarded", code=code, who=name, **words))
         for code in self.chats.active_judged(conversation):
             log.warning("%s: the guard holds the judge's own conversation %s", code,
                         conversation)

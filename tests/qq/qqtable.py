@@ -35,6 +35,7 @@ from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
 from bot.service import Service
 from bot.store import migrate
+from bot.transport.guard import Guard, GuardSettings
 from bot.transport.onebot import OneBotTransport
 
 JUDGE_QQ = "20000"
@@ -50,7 +51,7 @@ KICK = re.compile(r"【(\w+)】机器人不是(\w+)这个QQ群的管理员，移
 class QQTable(Demo):
     def __init__(self, ruleset: str, seed: int, fake: FakeOneBot, db_url: str,
                  options: Sequence[str] = (), *, admin_in: Sequence[str] = ("狼群", "公告群"),
-                 hostile_last_words: bool = False) -> None:
+                 hostile_last_words: bool = False, guard: GuardSettings | None = None) -> None:
         """`admin_in`: the rooms whose QQ group the judge makes the bot an admin of (elsewhere
         the bot is a plain member and asks the judge to remove who goes out)."""
         self.ruleset = ruleset
@@ -62,6 +63,7 @@ class QQTable(Demo):
         self.db_url = db_url
         self.admin_in = set(admin_in)
         self.hostile = hostile_last_words
+        self.guard = guard  # the risk guard's limits (None: no guard, as the games' tests)
         migrate(db_url)
         self.clock = VirtualClock(instant_of(START, zone(TZ)).astimezone(UTC))
         self.names = [f"玩家{i}" for i in range(1, 13)]
@@ -87,8 +89,9 @@ class QQTable(Demo):
     def start_bot(self) -> None:
         """The bot as `wolfjudge run --clock` builds it (bot/chat/live.py), on the QQ channel."""
         self.service = Service(self.db_url, judges=[JUDGE_QQ])
-        self.transport = OneBotTransport(self.fake.url, self.fake.token, reconnect_min=0.05,
-                                         reconnect_max=0.3, timeout=10)
+        self.transport = OneBotTransport(
+            self.fake.url, self.fake.token, reconnect_min=0.05, reconnect_max=0.3, timeout=10,
+            guard=Guard(self.guard) if self.guard is not None else None)
         self.console = ClockedBot(self.service, self.out, judges=[JUDGE_QQ], clock=self.clock,
                                   time_zone=TZ, export_dir=tempfile.mkdtemp(prefix="wj-qq-"),
                                   transport=self.transport)
