@@ -22,6 +22,7 @@ from bot.forum.reader import thread_id
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
 from bot.texts import room_name, t
+from bot.undo import Refusal
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
 from engine.context import held_due
@@ -191,9 +192,10 @@ class JudgeDesk:
             r.say(t("undo.none") if seq is None else t("undo.not_undoable", seq=seq))
             return
         if target.public:
-            refused = service.undo(code, target.seq, now=now, dry_run=True)
-            if isinstance(refused, str):
-                r.say(t(refused, seq=target.seq))
+            refused = service.undo(code, target.seq, now=self.submitter.wall(code, r.msg.at),
+                                   dry_run=True)
+            if isinstance(refused, Refusal):
+                r.say(t(refused.key, seq=target.seq, **refused.fields))
                 return
             self._undo_asked[code] = (target.seq, now)
             r.say(t("undo.confirm", what=undo_what(target), seq=target.seq,
@@ -234,8 +236,8 @@ class JudgeDesk:
         assert r.code is not None
         got = self.ctx.service.undo(r.code, seq, now=self.submitter.wall(r.code, r.msg.at),
                                     msg_id=r.msg.msg_id)
-        if isinstance(got, str):
-            r.say(t(got, seq=seq))
+        if isinstance(got, Refusal):
+            r.say(t(got.key, seq=seq, **got.fields))
             return
         told = ("undo.told_public" if got.public else "undo.told_seats"
                 if got.told else "undo.told_nobody")
