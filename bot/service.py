@@ -258,6 +258,14 @@ class Service:
         back)."""
         return self.store.load(game_id).clock
 
+    def created(self, game_id: str) -> datetime:
+        """When the game was dealt, on its wall clock (its creation's `now`)."""
+        game = self.store.game(game_id)
+        if game is None:
+            raise UnknownGame(game_id)
+        created: datetime = decode(game.params)["now"]
+        return created
+
     def time_zone(self, game_id: str) -> str:
         return self.store.time_zone(game_id)
 
