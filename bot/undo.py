@@ -32,6 +32,7 @@ from bot.store.models import UNDO, LogEntry
 from bot.texts import t
 from engine import handle, new_game
 from engine.commands import Command, Tick, parse_command
+from engine.context import OPEN_NOTICE
 from engine.events import Audience, Event, Rejection
 from engine.model import Deadline, GameState
 
@@ -162,8 +163,8 @@ def candidates(rows: Sequence[LogEntry], by_judge: Callable[[LogEntry], bool]
 
 
 def _moves_phase(cmd: Command, events: Sequence[LogEntry]) -> bool:
-    if isinstance(cmd, Tick):
-        return not cmd.deadline_id.startswith("remind:")
+    if isinstance(cmd, Tick):  # (a reminder, or the review's notice of the moved open)
+        return not cmd.deadline_id.startswith(("remind:", f"{OPEN_NOTICE}:"))
     return any(e.type in PHASE_MOVES for e in events)
 
 
