@@ -38,6 +38,11 @@ class SharedOptions(CommonOptions):
                               "a time like 08:00 or a duration like 2h") from None
         super().check(camps)
 
+    def night_deadlines(self) -> dict[str, int | None]:
+        anchor, minutes = witch_deadline(self.deadlines_witch)  # (well formed: check said so)
+        return {**super().night_deadlines(),
+                "deadlines.witch": minutes if anchor == "close" else None}
+
     def check_game(self, *, fast: bool, hours: tuple[time, time] | None = None) -> None:
         """A fast game has no next morning: the witch's deadline is then a duration.
         (`hours`: a daily game's open and close, for a ruleset's own times.)"""
