@@ -123,7 +123,7 @@ def yaml_texts() -> Iterator[tuple[str, str]]:
         for part in ("role_names", "camp_names", "stage_names", "role_help", "name"):
             for where, text in leaves(data.get(part, {}), f"{name}/data.yaml:{part}"):
                 yield where, text
-    for path in ("bot/texts.yaml", "bot/feed.yaml"):
+    for path in ("bot/texts.yaml", "bot/feed.yaml", "bot/options.yaml"):
         doc = read_yaml((ROOT / path).read_text(encoding="utf-8"))
         doc.pop("modes", None)  # the judge's words -> the setting's key (a mapping's values)
         doc.pop("notable", None), doc.pop("quiet", None)  # event types the code reads
