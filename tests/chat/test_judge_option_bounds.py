@@ -10,7 +10,7 @@ from chathelp import JUDGE, Table
 @pytest.mark.rules("P-REVIEW-4", "P-LOBBY-1")
 def test_the_review_minutes_are_refused_with_their_bound(table: Table) -> None:
     answer = table.reply(JUDGE, "新游戏 经典 resolve.review_minutes=241")
-    assert "无效" in answer and "240" in answer and "游戏码" not in answer, answer
+    assert "无效" in answer and "4小时" in answer and "游戏码" not in answer, answer
     assert "7 天" not in answer  # not the bound of other durations
     assert "游戏码" in table.reply(JUDGE, "新游戏 经典 resolve.review_minutes=240")
 
