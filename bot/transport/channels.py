@@ -38,7 +38,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic_settings import BaseSettings
@@ -56,7 +56,8 @@ DEFAULT = "wechat"
 # name -> the module that defines `CHANNEL` (imported only when the channel is chosen)
 CHANNELS: dict[str, str] = {
     "wechat": "bot.transport.wechaty",
-    "web": "bot.transport.web",
+    "onebot": "bot.transport.onebot",  # QQ through NapCat or LLOneBot (OneBot v11)
+    "web": "bot.transport.web",  # no chat account: the pages are the platform (bot/web)
 }
 
 S = TypeVar("S", bound=BaseSettings)
@@ -81,6 +82,8 @@ class Channel(Generic[S]):
     settings: type[S]
     build: Callable[[S, Setup], Transport]
     checks: Callable[[Checkup, Mapping[str, Any]], None] | None = None
+    # the pace the platform tolerates, unless WOLFJUDGE_SEND_INTERVAL … say otherwise
+    pacing: PacingSettings = field(default_factory=PacingSettings)
     # WOLFJUDGE_JUDGES required: the platform's judges are named by their ids there (False:
     # the channel grants judges itself, as the pages do with `wolfjudge judge-link`)
     needs_judges: bool = True
