@@ -119,6 +119,15 @@ class WebOnlyGame(Demo):
 
     # the start: judge-link, the home, the join link --------------------------------------------
     def run(self) -> str:
+        self.open()
+        for i in range(1, 13):
+            self.join_as(f"马甲{i:02d}")
+        self.begin()
+        return self.play()
+
+    def open(self, **form: str) -> str:
+        """The judge from `judge-link` to a lobby made with the home's 新游戏 form (`form`:
+        more of its fields); the answer."""
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             assert main(["judge-link", JUDGE, "--db", self.db_url]) == 0
@@ -131,7 +140,7 @@ class WebOnlyGame(Demo):
         for option in self.options:
             key, _, value = option.partition("=")
             fields[f"opt.{key}"] = value
-        page = judge.post(self.home, data=fields)
+        page = judge.post(self.home, data={**fields, **form})
         said = answers(page.text)
         m = re.search(r"游戏码 ([A-Z0-9]{4,8})", said)
         assert page.status_code == 200 and m, said
@@ -139,14 +148,17 @@ class WebOnlyGame(Demo):
         self.join = path(next(u for u in links_on(page.text) if "/join/" in u
                               and not u.endswith((".png", ".svg"))))
         self.judge_page = path(next(u for u in links_on(page.text) if "/j/" in u))
-        for i in range(1, 13):
-            self.join_as(f"马甲{i:02d}")
+        return said
+
+    def begin(self) -> None:
+        """The judge sees the twelve who joined on the lobby's page and presses 开始."""
+        judge = self.phone(JUDGE)
         page = judge.get(self.judge_page)
-        assert "12/12" in page.text and all(f"马甲{i:02d}" in page.text for i in range(1, 13))
+        names = [m.forum_name for m in self.console.bot.chats.members(self.code)]
+        assert f"{len(names)}/12" in page.text and all(n in page.text for n in names)
         page = judge.post(self.judge_page, data={"cmd": "开始", "nonce": uuid.uuid4().hex})
         assert page.status_code == 200 and "已开始" in answers(page.text), answers(page.text)
         self.check_pages()
-        return self.play()
 
     def join_as(self, name: str) -> str:
         """A new phone opens the join link and joins as `name`; it keeps its key."""
