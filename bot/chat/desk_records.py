@@ -16,6 +16,7 @@ from bot.records.book import ALL, RecordBook, Scope
 from bot.texts import t
 
 SEASON_NAME = 16  # characters at most
+CHAT_TOP = 5  # each of `排行`'s lists in chat (the community page has more)
 RESERVED = ("全部", "换链接")  # the words `排行` reads itself
 
 
@@ -111,7 +112,7 @@ class RecordsDesk:
         else:
             scope = Scope(self.book.current())
         judge = self._judge(r)
-        board = self.book.leaderboard(scope, judge=judge)
+        board = self.book.leaderboard(scope, judge=judge, top=CHAT_TOP)
         counted, _ = self.book.counts(scope)
         r.say(report.ranking_text(board, scope.season, counted, self.link()))
 

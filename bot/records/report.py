@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.records.summary import read_board
-from bot.records.tables import Leaderboard, Record
+from bot.records.tables import Leaderboard, Record, Standing
 from bot.store.records import Line, SeasonRow
 from bot.texts import camp_name, phase_text, role_name, ruleset_name, t
 from rulesets.data import load
@@ -67,8 +67,8 @@ def result_text(line: Line) -> str:
 def out_text(line: Line) -> str:
     if line.outcome == "halted" or line.role is None:
         return ""
-    if line.out_cause is None:
-        return t("records.alive")
+    if line.out_cause is None:  # (alive when the judge ended it: nothing to say)
+        return t("records.alive") if line.outcome == "won" else ""
     return t("records.out", phase=phase_text(line.out_phase or ""),
              cause=cause_name(line.out_cause))
 
@@ -123,6 +123,11 @@ def record_text(rec: Record, *, mine: bool, scope: SeasonRow | None,
     return "\n".join(lines)
 
 
+def _name(p: Standing) -> str:
+    """A player in a list: hidden ones appear only in the judges' view, marked so."""
+    return p.name + (t("records.stats.hidden_mark") if p.hidden else "")
+
+
 def ranking_text(board: Leaderboard, scope: SeasonRow | None, counted: int,
                  link: str | None) -> str:
     """The answer to `排行`: the top by win rate (with the minimum) and by games."""
@@ -131,11 +136,11 @@ def ranking_text(board: Leaderboard, scope: SeasonRow | None, counted: int,
                                          if link else "")
     lines = [t("records.rank_head", scope=scope_text(scope), games=counted),
              t("records.rank_rate", min=board.min_games)]
-    lines += [t("records.rank_rate_line", n=i, name=p.name, games=p.games, wins=p.wins,
+    lines += [t("records.rank_rate_line", n=i, name=_name(p), games=p.games, wins=p.wins,
                 rate=pct(p.rate)) for i, p in enumerate(board.by_rate, 1)] or [
         t("records.rank_nobody", min=board.min_games)]
     lines.append(t("records.rank_games"))
-    lines += [t("records.rank_games_line", n=i, name=p.name, games=p.games)
+    lines += [t("records.rank_games_line", n=i, name=_name(p), games=p.games)
               for i, p in enumerate(board.by_games, 1)]
     if link:
         lines.append(t("records.rank_link", url=link))

@@ -16,9 +16,9 @@ import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 
 from bot.records import report
@@ -243,7 +243,11 @@ def mount(app: FastAPI, service: Service, page: Callable[..., HTMLResponse],
         return done(not_found() if built is None else page("community_player.html", p=built))
 
     @app.get("/c/{slug}/m/{name:path}", response_class=HTMLResponse)
-    def player_by_name(slug: str, name: str) -> HTMLResponse:
+    def player_by_name(slug: str, name: str, request: Request) -> HTMLResponse:
+        # The 马甲 as written in the address, decoded once (the path parameter is decoded
+        # twice: a 马甲 with `%2F` in it would be another 马甲).
+        raw = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0]
+        name = unquote(raw.split("/m/", 1)[1]) if "/m/" in raw else name
         found, host = community.host_of(slug)
         built = community.player(slug, host, name=name[:128]) if found else None
         return done(not_found() if built is None else page("community_player.html", p=built))
