@@ -229,9 +229,13 @@ class RecordBook:
         return standings(tallies, keys, self.store.hidden(), judge=judge)
 
     def leaderboard(self, scope: Scope = ALL, *, judge: bool = False, top: int | None = TOP,
-                    minimum: int | None = None) -> Leaderboard:
-        return leaderboard(self.standings(scope, judge=judge),
-                           min_games() if minimum is None else minimum, top, judge=judge)
+                    minimum: int | None = None, players: list[Standing] | None = None
+                    ) -> Leaderboard:
+        """`players`: the scope's standings, when read already."""
+        if players is None:
+            players = self.standings(scope, judge=judge)
+        return leaderboard(players, min_games() if minimum is None else minimum, top,
+                           judge=judge)
 
     def record_of(self, contact: str, scope: Scope = ALL) -> Record | None:
         """A contact's record (None: no recorded game in the scope). The name is the 马甲 of
@@ -241,10 +245,10 @@ class RecordBook:
             return None
         return record(lines[0].name or "", lines)
 
-    def records(self, scope: Scope = ALL, *, judge: bool = False) -> list[tuple[Standing,
-                                                                             Record]]:
+    def records(self, scope: Scope = ALL, *, judge: bool = False,
+                players: list[Standing] | None = None) -> list[tuple[Standing, Record]]:
         """Every player's record (the judges' view; or without the hidden ones), most games
-        first: `wolfjudge stats` and the CSV."""
+        first: `wolfjudge stats` and the CSV. `players`: the scope's standings, if read."""
         by_contact: dict[str, list[Line]] = {}
         for line in self.store.lines(self.host, window=scope.window):
             if line.contact is not None:
@@ -252,11 +256,12 @@ class RecordBook:
         hidden = self.store.hidden()
         out = []
         keys = {c: self.key(c) for c in by_contact}
-        players = {p.key: p for p in self.standings(scope, judge=judge)}
+        by_key = {p.key: p for p in (players if players is not None
+                                     else self.standings(scope, judge=judge))}
         for contact, lines in by_contact.items():
             if contact in hidden and not judge:
                 continue
-            out.append((players[keys[contact]], record(lines[0].name or "", lines)))
+            out.append((by_key[keys[contact]], record(lines[0].name or "", lines)))
         return sorted(out, key=lambda pr: (-pr[0].games, -pr[0].wins, pr[0].name, pr[0].key))
 
     def boards(self, scope: Scope = ALL) -> list[BoardRates]:

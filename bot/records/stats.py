@@ -81,7 +81,8 @@ def _season(s: SeasonRow | None) -> dict[str, Any] | None:
 
 def tables(book: RecordBook, scope: Scope, *, min_games: int | None = None) -> dict[str, Any]:
     """Everything `wolfjudge stats` shows, as the JSON document (the judges' view)."""
-    board = book.leaderboard(scope, judge=True, top=None, minimum=min_games)
+    players = book.standings(scope, judge=True)
+    board = book.leaderboard(scope, judge=True, top=None, minimum=min_games, players=players)
     sims = Simulations(book.store)
     counted, other = book.counts(scope)
     return {
@@ -90,7 +91,8 @@ def tables(book: RecordBook, scope: Scope, *, min_games: int | None = None) -> d
         "seasons": [_season(s) for s in book.seasons()],
         "counted": counted, "other": other, "min_games": board.min_games,
         "leaderboard": {"by_rate": _rank(board.by_rate), "by_games": _rank(board.by_games)},
-        "players": [_player(p, r) for p, r in book.records(scope, judge=True)],
+        "players": [_player(p, r) for p, r in book.records(scope, judge=True,
+                                                           players=players)],
         "boards": [_board(b, sims.side(b.board)) for b in book.boards(scope)],
         "refused": [{"game": g, "reason": why} for g, why in book.refused()],
     }

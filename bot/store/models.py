@@ -389,13 +389,19 @@ class GameRecord(Base):
 class RecordSeat(Base):
     """A seat of a recorded game: who held it at the end (the binding), its 马甲 and role as
     the signed log has them, its camp at the end, and how it went out. `result`: win | loss
-    (None: a game that counts for no rate)."""
+    (None: a game that counts for no rate). The game's host, outcome and end are repeated
+    here so that a leaderboard is one aggregate over one index (ix_record_seats_community)."""
 
     __tablename__ = "record_seats"
+    __table_args__ = (Index("ix_record_seats_community", "host", "contact_id", "ended_at",
+                            "outcome", "result"),)
 
     game_id: Mapped[str] = mapped_column(
         String(64), ForeignKey("game_records.game_id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    host: Mapped[str | None] = mapped_column(String(128))
+    outcome: Mapped[str] = mapped_column(String(8))
+    ended_at: Mapped[datetime] = mapped_column(DateTime)
     contact_id: Mapped[str | None] = mapped_column(String(128), index=True)
     forum_name: Mapped[str | None] = mapped_column(String(128), index=True)
     role: Mapped[str | None] = mapped_column(String(32))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, select
+from sqlalchemy import and_, case, delete, func, select, tuple_
 from sqlalchemy.exc import IntegrityError
 
 from bot.gametime import utcnow
@@ -139,6 +139,17 @@ def _season(row: Season) -> SeasonRow:
     return SeasonRow(row.name, row.started_at, row.ended_at)
 
 
+def _seats_within(window: Window | None) -> list[Any]:
+    if window is None:
+        return []
+    out = []
+    if window.start is not None:
+        out.append(RecordSeat.ended_at >= window.start)
+    if window.end is not None:
+        out.append(RecordSeat.ended_at < window.end)
+    return out
+
+
 def _within(window: Window | None) -> list[Any]:
     if window is None:
         return []
@@ -206,7 +217,8 @@ class RecordStore:
                     recorded_at=utcnow()))
                 s.flush()
                 s.add_all(RecordSeat(
-                    game_id=summary.game_id, seat=x.seat, contact_id=x.contact,
+                    game_id=summary.game_id, seat=x.seat, host=summary.host,
+                    outcome=summary.outcome, ended_at=summary.ended_at, contact_id=x.contact,
                     forum_name=x.name, role=x.role, camp=x.camp, result=x.result,
                     out_cause=x.out_cause, out_phase=x.out_phase, yellow=x.yellow, red=x.red)
                     for x in summary.seats)
@@ -223,32 +235,31 @@ class RecordStore:
 
     # reading -----------------------------------------------------------------------------------
     def tallies(self, host: Host, window: Window | None = None) -> list[Tally]:
-        """Every contact's games in the window, with the 马甲 of their latest one: two
-        aggregate statements, whatever the number of games."""
-        won = GameRecord.outcome == WON
+        """Every contact's games in the window, with the 马甲 of their latest game: one
+        aggregate over the seats' community index, then the latest seat of each contact."""
+        won = RecordSeat.outcome == WON
         counted = (select(RecordSeat.contact_id,
                           func.sum(case((won, 1), else_=0)),
                           func.sum(case((and_(won, RecordSeat.result == "win"), 1), else_=0)),
-                          func.sum(case((won, 0), else_=1)))
-                   .join(GameRecord, GameRecord.game_id == RecordSeat.game_id)
-                   .where(of_host(GameRecord.host, host), GameRecord.outcome != REFUSED,
-                          RecordSeat.contact_id.is_not(None), *_within(window))
+                          func.sum(case((won, 0), else_=1)),
+                          func.max(RecordSeat.ended_at))
+                   .where(of_host(RecordSeat.host, host), RecordSeat.contact_id.is_not(None),
+                          *_seats_within(window))
                    .group_by(RecordSeat.contact_id))
-        ranked = (select(RecordSeat.contact_id.label("contact"),
-                         RecordSeat.forum_name.label("name"),
-                         func.row_number().over(
-                             partition_by=RecordSeat.contact_id,
-                             order_by=(GameRecord.ended_at.desc(),
-                                       GameRecord.game_id.desc())).label("n"))
-                  .join(GameRecord, GameRecord.game_id == RecordSeat.game_id)
-                  .where(of_host(GameRecord.host, host), GameRecord.outcome != REFUSED,
-                         RecordSeat.contact_id.is_not(None), *_within(window))
-                  .subquery())
         with self.db.read() as s:
-            names = {c: n for c, n in s.execute(select(ranked.c.contact, ranked.c.name)
-                                                .where(ranked.c.n == 1))}
-            return [Tally(c, int(g or 0), int(w or 0), int(o or 0), names.get(c))
-                    for c, g, w, o in s.execute(counted)]
+            rows = s.execute(counted).all()
+            latest = [(c, at) for c, _, _, _, at in rows]
+            names: dict[str, tuple[str, str | None]] = {}
+            for chunk in range(0, len(latest), 500):  # (a bound on the statement's size)
+                part = latest[chunk:chunk + 500]
+                for contact, game, name in s.execute(
+                        select(RecordSeat.contact_id, RecordSeat.game_id, RecordSeat.forum_name)
+                        .where(of_host(RecordSeat.host, host),
+                               tuple_(RecordSeat.contact_id, RecordSeat.ended_at).in_(part))):
+                    if contact not in names or game > names[contact][0]:
+                        names[contact] = (game, name)
+        return [Tally(c, int(g or 0), int(w or 0), int(o or 0), names.get(c, ("", None))[1])
+                for c, g, w, o, _ in rows]
 
     def lines(self, host: Host, *, contact: str | None = None, window: Window | None = None
               ) -> list[Line]:
@@ -268,10 +279,9 @@ class RecordStore:
         latest first."""
         with self.db.read() as s:
             rows = s.execute(
-                select(RecordSeat.contact_id, func.max(GameRecord.ended_at))
-                .join(GameRecord, GameRecord.game_id == RecordSeat.game_id)
-                .where(of_host(GameRecord.host, host), GameRecord.outcome != REFUSED,
-                       RecordSeat.forum_name == name, RecordSeat.contact_id.is_not(None))
+                select(RecordSeat.contact_id, func.max(RecordSeat.ended_at))
+                .where(of_host(RecordSeat.host, host), RecordSeat.forum_name == name,
+                       RecordSeat.contact_id.is_not(None))
                 .group_by(RecordSeat.contact_id)).all()
         return [c for c, _ in sorted(rows, key=lambda r: r[1], reverse=True)]
 

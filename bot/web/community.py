@@ -191,10 +191,11 @@ class Community:
                              scope.season is not None and scope.season.name == s.name)
                    for s in seasons]
         players = book.standings(scope, judge=False)
-        board = book.leaderboard(scope, judge=False, top=TOP)
+        board = book.leaderboard(scope, judge=False, top=TOP, players=players)
         sims = Simulations(self.store, self.request)
-        boards = [board_view(b, sims.side(b.board)) for b in book.boards(scope)]
-        counted, _ = book.counts(scope)
+        rates = book.boards(scope)
+        boards = [board_view(b, sims.side(b.board)) for b in rates]
+        counted = sum(b.games for b in rates)
         hrefs = {p.key: f"{base}/p/{p.key}" for p in players if not p.hidden}
         return CommunityPage(t("records.page.title"), base, scopes, counted, board, players,
                              boards, len(book.refused()), hrefs)

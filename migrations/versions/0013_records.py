@@ -45,6 +45,9 @@ def upgrade() -> None:
         'record_seats',
         sa.Column('game_id', sa.String(length=64), nullable=False),
         sa.Column('seat', sa.Integer(), autoincrement=False, nullable=False),
+        sa.Column('host', sa.String(length=128), nullable=True),
+        sa.Column('outcome', sa.String(length=8), nullable=False),
+        sa.Column('ended_at', sa.DateTime(), nullable=False),
         sa.Column('contact_id', sa.String(length=128), nullable=True),
         sa.Column('forum_name', sa.String(length=128), nullable=True),
         sa.Column('role', sa.String(length=32), nullable=True),
@@ -59,6 +62,8 @@ def upgrade() -> None:
                                 ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('game_id', 'seat', name=op.f('pk_record_seats')))
     op.create_index(op.f('ix_record_seats_contact_id'), 'record_seats', ['contact_id'])
+    op.create_index('ix_record_seats_community', 'record_seats',
+                    ['host', 'contact_id', 'ended_at', 'outcome', 'result'])
     op.create_index(op.f('ix_record_seats_forum_name'), 'record_seats', ['forum_name'])
     op.create_table(
         'seasons',
@@ -95,6 +100,7 @@ def downgrade() -> None:
     op.drop_table('record_privacy')
     op.drop_index(op.f('ix_seasons_host'), table_name='seasons')
     op.drop_table('seasons')
+    op.drop_index('ix_record_seats_community', table_name='record_seats')
     op.drop_index(op.f('ix_record_seats_forum_name'), table_name='record_seats')
     op.drop_index(op.f('ix_record_seats_contact_id'), table_name='record_seats')
     op.drop_table('record_seats')
