@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, select, tuple_
+from sqlalchemy import and_, case, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.gametime import utcnow
@@ -248,15 +248,21 @@ class RecordStore:
                    .group_by(RecordSeat.contact_id))
         with self.db.read() as s:
             rows = s.execute(counted).all()
-            latest = [(c, at) for c, _, _, _, at in rows]
+            latest = {c: at for c, _, _, _, at in rows}
             names: dict[str, tuple[str, str | None]] = {}
-            for chunk in range(0, len(latest), 500):  # (a bound on the statement's size)
-                part = latest[chunk:chunk + 500]
-                for contact, game, name in s.execute(
-                        select(RecordSeat.contact_id, RecordSeat.game_id, RecordSeat.forum_name)
+            contacts = list(latest)
+            for chunk in range(0, len(contacts), 500):  # (a bound on the statement's size)
+                part = contacts[chunk:chunk + 500]
+                # each contact's seats at their latest end (an index range each: a row-value
+                # IN is a scan of every seat on PostgreSQL), the latest game's 马甲 kept
+                for contact, at, game, name in s.execute(
+                        select(RecordSeat.contact_id, RecordSeat.ended_at, RecordSeat.game_id,
+                               RecordSeat.forum_name)
                         .where(of_host(RecordSeat.host, host),
-                               tuple_(RecordSeat.contact_id, RecordSeat.ended_at).in_(part))):
-                    if contact not in names or game > names[contact][0]:
+                               RecordSeat.contact_id.in_(part),
+                               RecordSeat.ended_at.in_({latest[c] for c in part}))):
+                    if at == latest[contact] and (contact not in names
+                                                  or game > names[contact][0]):
                         names[contact] = (game, name)
         return [Tally(c, int(g or 0), int(w or 0), int(o or 0), names.get(c, ("", None))[1])
                 for c, g, w, o, _ in rows]

@@ -54,6 +54,7 @@ def seat_of(table: Table, code: str, contact: str) -> int:
     return next(n for n, c in table.contacts(code).items() if c == contact)
 
 
+@pytest.mark.rules("R-REC-1")
 def test_a_game_is_recorded_when_it_ends(table: Table) -> None:
     """The summary is written by the game's last commit (verified then), not by a read."""
     code = won(table)
@@ -62,6 +63,7 @@ def test_a_game_is_recorded_when_it_ends(table: Table) -> None:
     assert [(g, o) for g, o, _ in store.recorded(None)] == [(code, "won")]
 
 
+@pytest.mark.rules("R-REC-3", "R-REC-4")
 def test_战绩_my_record_in_one_message(table: Table) -> None:
     code = won(table)
     second = ended(table)
@@ -82,6 +84,7 @@ def test_战绩_with_no_game_over(table: Table) -> None:
     assert "还没有计入战绩的对局" in one_reply(table, "P1", "战绩")
 
 
+@pytest.mark.rules("R-REC-5")
 def test_战绩_马甲_finds_a_马甲_used_in_a_finished_game_only(table: Table) -> None:
     code = won(table)
     text = one_reply(table, "P5", "战绩 马甲1")
@@ -92,6 +95,7 @@ def test_战绩_马甲_finds_a_马甲_used_in_a_finished_game_only(table: Table)
     assert ["没有找到" in x for x in table.ask("P5", "战绩 P1")] == [True]  # not a contact id
 
 
+@pytest.mark.rules("R-REC-7")
 def test_hidden_players_are_anonymous_and_off_the_leaderboard_but_not_for_the_judge(
         table: Table) -> None:
     for _ in range(3):
@@ -113,6 +117,7 @@ def test_hidden_players_are_anonymous_and_off_the_leaderboard_but_not_for_the_ju
     assert f"1. {name} " in one_reply(table, other, "排行")
 
 
+@pytest.mark.rules("R-REC-6")
 def test_排行_by_win_rate_with_a_minimum_and_by_games(table: Table,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WOLFJUDGE_RANK_MIN_GAMES", "2")
@@ -128,6 +133,7 @@ def test_排行_by_win_rate_with_a_minimum_and_by_games(table: Table,
     assert len(text.splitlines()) <= 14  # a short answer: the top five of each
 
 
+@pytest.mark.rules("P-SEASON-1", "P-SEASON-2", "P-SEASON-3", "R-REC-6")
 def test_赛季_a_judge_starts_and_ends_a_season_that_groups_games(table: Table) -> None:
     before = won(table)
     assert "只有法官" in one_reply(table, "P1", "赛季 开始 第一季")
@@ -151,6 +157,7 @@ def test_赛季_a_judge_starts_and_ends_a_season_that_groups_games(table: Table)
     assert before != inside
 
 
+@pytest.mark.rules("P-SEASON-1")
 @pytest.mark.parametrize("name", ["全部", "换链接", "一二三四五六七八九十一二三四五六七"])
 def test_赛季_names_that_cannot_be_read_back_are_refused(table: Table, name: str) -> None:
     assert "赛季名需为" in one_reply(table, JUDGE, f"赛季 开始 {name}")

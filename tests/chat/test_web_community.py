@@ -73,6 +73,7 @@ def table(tmp_path: Path) -> Iterator[PageTable]:
     t.close()
 
 
+@pytest.mark.rules("R-REC-8", "R-REC-9")
 def test_the_page_shows_the_leaderboard_players_and_boards(table: PageTable) -> None:
     for _ in range(3):
         table.play()
@@ -90,6 +91,7 @@ def test_the_page_shows_the_leaderboard_players_and_boards(table: PageTable) -> 
     assert table.asked == []  # a shipped board is never simulated
 
 
+@pytest.mark.rules("R-REC-8")
 def test_a_players_record_by_key_and_by_马甲(table: PageTable) -> None:
     code = table.play()
     base = table.community()
@@ -101,6 +103,7 @@ def test_a_players_record_by_key_and_by_马甲(table: PageTable) -> None:
     assert table.get(f"{base}/m/{quote('马甲1')}") == by_key
 
 
+@pytest.mark.rules("R-REC-8")
 def test_a_hostile_马甲_is_inert_on_every_page(table: PageTable) -> None:
     names = dict(enumerate(HOSTILE, 1))
     table.play(names)
@@ -120,6 +123,7 @@ def test_a_hostile_马甲_is_inert_on_every_page(table: PageTable) -> None:
     assert html.escape(HOSTILE[0]) in pages[0]
 
 
+@pytest.mark.rules("R-REC-7", "R-REC-8")
 def test_hidden_players_are_anonymous_and_their_pages_are_unknown(table: PageTable) -> None:
     table.play()
     base = table.community()
@@ -135,6 +139,7 @@ def test_hidden_players_are_anonymous_and_their_pages_are_unknown(table: PageTab
         assert got.status_code == 404 and got.text == unknown.text  # same as no one
 
 
+@pytest.mark.rules("R-REC-8")
 def test_an_unknown_or_replaced_address_is_404(table: PageTable) -> None:
     table.play()
     old = table.community()
@@ -154,6 +159,7 @@ def test_the_replay_page_links_to_its_community(table: PageTable) -> None:
     assert link and link.group(1) == table.community()
 
 
+@pytest.mark.rules("R-REC-9")
 def test_the_simulator_runs_for_a_new_board_once_never_on_a_page_load(
         table: PageTable, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object, **__: object) -> None:
@@ -191,6 +197,7 @@ def test_the_background_computes_each_board_once() -> None:
     assert launched == ["a", "b"]
 
 
+@pytest.mark.rules("R-REC-9")
 def test_a_board_with_the_judges_own_roles_has_no_simulation(table: PageTable) -> None:
     store = RecordStore(table.service.db)
     from bot.records.summary import board_key

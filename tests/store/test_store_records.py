@@ -44,6 +44,7 @@ def book(service: Service) -> Iterator[RecordBook]:
     yield RecordBook(service)
 
 
+@pytest.mark.rules("R-REC-1")
 def test_a_finished_game_is_recorded_from_its_verified_export(
         service: Service, book: RecordBook, games: list[RandomGame]) -> None:
     for game in games:
@@ -74,6 +75,7 @@ def test_a_finished_game_is_recorded_from_its_verified_export(
     assert sum(c.wins for c in boards[0].camps) == 3
 
 
+@pytest.mark.rules("R-REC-1")
 def test_a_game_is_recorded_once(service: Service, book: RecordBook,
                                  games: list[RandomGame]) -> None:
     gid = feed(service, games[0])
@@ -97,6 +99,7 @@ def _tamper(service: Service, gid: str) -> None:
     service.forget(gid)
 
 
+@pytest.mark.rules("R-REC-2")
 def test_a_tampered_game_is_refused_from_the_records(service: Service, book: RecordBook,
                                                      games: list[RandomGame]) -> None:
     gid = feed(service, games[0])
@@ -112,6 +115,7 @@ def test_a_tampered_game_is_refused_from_the_records(service: Service, book: Rec
     assert all(x.games == 1 for x in book.store.tallies(None))
 
 
+@pytest.mark.rules("R-REC-2")
 def test_a_game_tampered_with_after_it_was_recorded_is_refused_when_checked_again(
         service: Service, book: RecordBook, games: list[RandomGame]) -> None:
     gid = feed(service, games[0])
@@ -122,6 +126,7 @@ def test_a_game_tampered_with_after_it_was_recorded_is_refused_when_checked_agai
     assert book.store.lines(None) == [] and book.store.tallies(None) == []
 
 
+@pytest.mark.rules("R-REC-3")
 def test_a_game_the_judge_ended_is_marked_and_left_out_of_the_rates(
         service: Service, book: RecordBook, games: list[RandomGame]) -> None:
     game = games[0]
@@ -136,6 +141,7 @@ def test_a_game_the_judge_ended_is_marked_and_left_out_of_the_rates(
     assert book.counts() == (0, 1)
 
 
+@pytest.mark.rules("R-REC-3")
 def test_a_halted_game_is_marked_without_its_secret_roles(
         service: Service, book: RecordBook, games: list[RandomGame]) -> None:
     game = games[0]
@@ -172,6 +178,7 @@ def _summary(gid: str, ended: datetime, winners: set[int]) -> GameSummary:
                        ended, ended.date(), "0" * 64, 10, seats)
 
 
+@pytest.mark.rules("P-SEASON-3")
 def test_seasons_hold_the_games_that_ended_while_they_ran(service: Service) -> None:
     store = RecordStore(service.db)
     t0 = datetime(2026, 12, 1, 12)
