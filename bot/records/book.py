@@ -22,7 +22,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.audit import export_game, verify_export_state
 from bot.gametime import utcnow
@@ -37,7 +37,7 @@ from bot.records.tables import (
     record,
     standings,
 )
-from bot.store.records import HALTED, REFUSED, GameSummary, Line, RecordStore, SeasonRow, Window
+from bot.store.records import REFUSED, GameSummary, Line, RecordStore, SeasonRow, Window
 from engine.ruleset import get_ruleset
 
 if TYPE_CHECKING:
@@ -97,32 +97,34 @@ class RecordBook:
         info = self.store.game(game_id)
         if info is None or info[0] == "active":
             return None
+        made = self.summary(game_id, info)
+        if made.outcome == REFUSED:
+            log.warning("%s: refused from the records: %s", game_id, made.reason)
+        return made.outcome if self.store.write(made) else None
+
+    def summary(self, game_id: str, info: tuple[str, str | None, str, str]) -> GameSummary:
+        """A game over's summary from its export, verified against the commitment on record;
+        a `refused` one when it does not verify (R-REC-1, R-REC-2)."""
         status, host, commitment, time_zone = info
         try:
             export = export_game(self.service, game_id)
-        except Exception as exc:  # a game whose rows cannot even be read: refused
+        except Exception as exc:  # a game whose rows cannot even be read
             log.exception("%s: no export for the records", game_id)
-            return self._refuse(None, game_id, host, f"export: {type(exc).__name__}")
+            return summaries.refused(None, game_id, "", host, f"export: {type(exc).__name__}",
+                                     utcnow())
         contacts = self.store.contacts(game_id)
-        if status == "halted":
+        if status == "halted":  # its seed is never revealed: its log and signature only
             checks, _ = verify_export_state(export, commitment=commitment, replay=False)
-            bad = [c for c in checks if c.name in HALTED_CHECKS and not c.ok]
-            if bad or not any(c.name == "signature" for c in checks):
-                return self._refuse(export, game_id, host, _why(bad or checks))
-            made = summaries.halted(export, contacts, host, time_zone)
-        else:
-            checks, state = verify_export_state(export, commitment=commitment)
-            if state is None:
-                return self._refuse(export, game_id, host, _why(checks))
-            made = summaries.summarize(export, state, contacts, host, time_zone)
-        return made.outcome if self.store.write(made) else None
-
-    def _refuse(self, export: dict[str, Any] | None, game_id: str, host: str | None,
-                reason: str) -> str | None:
-        log.warning("%s: refused from the records: %s", game_id, reason)
-        ruleset = str(((export or {}).get("game") or {}).get("ruleset") or "")
-        made = summaries.refused(export, game_id, ruleset, host, reason, utcnow())
-        return REFUSED if self.store.write(made) else None
+            kept = [c for c in checks if c.name in HALTED_CHECKS]
+            if len(kept) == len(HALTED_CHECKS) and all(c.ok for c in kept):
+                return summaries.halted(export, contacts, host, time_zone)
+            return summaries.refused(export, game_id, export["game"]["ruleset"], host,
+                                     _why(kept or checks), utcnow())
+        checks, state = verify_export_state(export, commitment=commitment)
+        if state is None:
+            return summaries.refused(export, game_id, export["game"]["ruleset"], host,
+                                     _why(checks), utcnow())
+        return summaries.summarize(export, state, contacts, host, time_zone)
 
     def sync(self, limit: int | None = SYNC_LIMIT) -> int:
         """Record the community's games over that have no summary yet (at most `limit`)."""
@@ -159,29 +161,11 @@ class RecordBook:
                 now = ""
             if outcome != REFUSED and now == digest:
                 continue
-            made = self._remake(gid, info)
+            made = self.summary(gid, info)
             if made.outcome != outcome or made.digest != digest:
                 self.store.write(made, replace=True)
                 changed.append((gid, made.outcome))
         return changed
-
-    def _remake(self, gid: str, info: tuple[str, str | None, str, str]
-                ) -> GameSummary:
-        status, host, commitment, time_zone = info
-        export = export_game(self.service, gid)
-        contacts = self.store.contacts(gid)
-        if status == "halted":
-            checks, _ = verify_export_state(export, commitment=commitment, replay=False)
-            bad = [c for c in checks if c.name in HALTED_CHECKS and not c.ok]
-            if not bad:
-                return summaries.halted(export, contacts, host, time_zone)
-            return summaries.refused(export, gid, export["game"]["ruleset"], host, _why(bad),
-                                     utcnow())
-        checks, state = verify_export_state(export, commitment=commitment)
-        if state is None:
-            return summaries.refused(export, gid, export["game"]["ruleset"], host,
-                                     _why(checks), utcnow())
-        return summaries.summarize(export, state, contacts, host, time_zone)
 
     # who is who --------------------------------------------------------------------------------
     def key(self, contact: str) -> str:
@@ -288,4 +272,4 @@ def _why(checks: Sequence[object]) -> str:
     return "; ".join(failed) or "not verified"
 
 
-__all__ = ["ALL", "HALTED", "OWN", "RecordBook", "Scope", "min_games"]
+__all__ = ["ALL", "OWN", "RecordBook", "Scope", "min_games"]

@@ -127,3 +127,12 @@ def test_the_csv_has_a_row_for_each_players_game(played: tuple[str, Path],
     assert rows[0].startswith("日期,游戏码,规则,板子")
     assert len(rows) == 1 + 36
     assert not any("玩家" in row for row in rows[1:])  # a key, never a contact id
+
+
+def test_stats_verifies_every_recorded_game_again(played: tuple[str, Path],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """R-REC-2: `wolfjudge stats --verify` exports and verifies each recorded game again."""
+    assert main(["stats", "--db", played[0], "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "已重新校验 3 局：与签名日志一致。" in out
+    assert main(["stats", "--db", played[0], "--season", "没有这个赛季"]) == 2
