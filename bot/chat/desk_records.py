@@ -11,13 +11,15 @@ import secrets
 from datetime import UTC, datetime
 
 from bot.chat.verbs import FREE, DeskContext, Request, handles
+from bot.commands.vocabulary import VERBS
 from bot.records import report
 from bot.records.book import ALL, RecordBook, Scope
 from bot.texts import t
 
 SEASON_NAME = 16  # characters at most
 CHAT_TOP = 5  # each of `排行`'s lists in chat (the community page has more)
-RESERVED = ("全部", "换链接")  # the words `排行` reads itself
+# the words `排行` reads itself, and the community page's word for all games (`?s=`)
+RESERVED = (*VERBS["ranking"].choices, t("records.page.all"))
 
 
 def new_slug() -> str:

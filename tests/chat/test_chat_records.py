@@ -158,7 +158,8 @@ def test_赛季_a_judge_starts_and_ends_a_season_that_groups_games(table: Table)
 
 
 @pytest.mark.rules("P-SEASON-1")
-@pytest.mark.parametrize("name", ["全部", "换链接", "一二三四五六七八九十一二三四五六七"])
+@pytest.mark.parametrize("name", ["全部", "换链接", "全部对局",
+                                  "一二三四五六七八九十一二三四五六七"])
 def test_赛季_names_that_cannot_be_read_back_are_refused(table: Table, name: str) -> None:
     assert "赛季名需为" in one_reply(table, JUDGE, f"赛季 开始 {name}")
 
