@@ -130,9 +130,9 @@ class JudgeDesk:
         if cmd is None:
             return
         out = self.submitter.submit(r, cmd, at=at.replace(tzinfo=now.tzinfo), quiet=True)
-        if out.status == "noop" and not out.duplicate:
+        if out.status == "noop":  # (a duplicate too: applied before a crash, not answered)
             r.say(t("unchanged"))
-        if out.duplicate or out.status != "accepted":
+        if out.status != "accepted":
             return
         what = submission(cmd.skill, list(cmd.targets)) if isinstance(
             cmd, engine_commands.Act) else describe_command(cmd)

@@ -115,6 +115,12 @@ class LobbyDesk:
         members = self.chats.members(code)
         mine = next((m for m in members if m.contact_id == r.sender), None)
         if mine is not None:
+            if mine.forum_name == name and lobby.status == "open":
+                # The same 报名 again (resent, or handed over again after a crash that came
+                # before its answer was committed): it stands, answered as it was.
+                r.say(t("joined", code=code, name=name, joined=len(members),
+                        players=lobby.players))
+                return
             r.say(t("already_joined", code=code, name=mine.forum_name))
             return
         if lobby.status != "open":

@@ -62,7 +62,16 @@ class Interrupted(TransportError, SendInterrupted):
 
 class Transport(ABC):
     """What the bot needs of a chat platform. Room ids are the transport's; `name` is what
-    players see. `instant`: a send is local and cannot half-fail (bot/outbox.py)."""
+    players see. `instant`: a send is local and cannot half-fail (bot/outbox.py).
+
+    A message is kept by the channel until the bot has committed it: the handler an
+    `Incoming` is handed to returns only once the message is committed (applied and marked
+    handled with its answer), and until it has returned the transport keeps the message, or
+    can have it again, across a crash of the bot (WeChat: the gateway keeps it until the
+    transport acknowledges it, bot/transport/wechaty.py; the console's input is the
+    terminal's, typed again after a kill). The bot applies a message id once,
+    so a message handed over again is harmless; one whose command was applied before a
+    crash is answered as it was."""
 
     can_create_rooms: bool = True
     can_manage_members: bool = True
@@ -71,7 +80,8 @@ class Transport(ABC):
     @abstractmethod
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         """`key`: the outbox row's dedupe key; a transport that can should drop a key it
-        has delivered (a resend after a lost acknowledgement)."""
+        has delivered (a resend after a lost acknowledgement, or by a bot restarted after a
+        crash between the send and its mark)."""
 
     @abstractmethod
     def post(self, room: str, text: str, *, key: str | None = None) -> None: ...
