@@ -72,7 +72,8 @@ export class SendOnce {
         this.next = null
       }
     }
-    const send = this.puppet.messageSendText.bind(this.puppet)
+    const original = this.puppet.messageSendText
+    const send = original.bind(this.puppet)
     this.puppet.messageSendText = async (conversationId, text, ...rest) => {
       const next = this.next
       this.next = null
@@ -88,6 +89,6 @@ export class SendOnce {
       this.record(next.key, id ?? null)
       return id
     }
-    this.puppet.messageSendText.original = send // what capabilities.js looks at
+    this.puppet.messageSendText.original = original // what capabilities.js reads
   }
 }

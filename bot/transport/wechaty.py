@@ -402,7 +402,7 @@ class WechatyTransport(Transport):
 
     @staticmethod
     def _dong(session: _Session, data: str) -> None:
-        if not data.startswith(COMMITTED):  # (a gateway of old echoes the acknowledgements)
+        if not data.startswith((COMMITTED, SENDING)):  # (an older gateway echoes ours)
             session.dongs.put_nowait(data)
 
     def _arrival(self, session: _Session, msg_id: str) -> None:

@@ -81,7 +81,8 @@ def test_night_actions_sent_while_the_bot_is_down_are_applied_once_in_order(
         applied = commands(db, code)[before:]
         assert [m for m, _ in applied] == ids, applied
         for (name, _text), msg_id in zip(sent, ids, strict=True):
-            assert bot.handled(msg_id)
+            # (marked handled right after its command's commit)
+            wait_until(lambda m=msg_id: bot.handled(m), 10, f"{msg_id} to be marked handled")
             wait_until(lambda n=name: table.feed.new() is not None and (
                 table.feed.dms_to(n) or table.feed.posts_in(
                     table.room_named(f"{code}狼群") or "-")), 30, f"an answer to {name}")
