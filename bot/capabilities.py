@@ -1,10 +1,10 @@
 """What the WeChat account can do, in the judges' words (issue 21).
 
-At each login the transport asks the gateway what the puppet implements
-(`WechatyTransport.capabilities`); the judges are told which features are on and, for each one
-that is off, what happens instead (rooms made by hand and bound with `绑定`, relay, members
-changed by hand). The same text is printed by `wolfjudge doctor`. A judge is told a given
-report once a day at most: the DM's outbox key carries the report and the date.
+At each login the transport learns what the account can do (`Transport.capabilities`: WeChat's
+asks its gateway what the puppet implements); the judges are told which features are on and,
+for each one that is off, what happens instead (rooms made by hand and bound with `绑定`,
+relay, members changed by hand). The same text is printed by `wolfjudge doctor`. A judge is
+told a given report once a day at most: the DM's outbox key carries the report and the date.
 """
 
 from __future__ import annotations

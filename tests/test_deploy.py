@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from bot.chat.live import LiveSettings
+from bot.transport.channels import ENVIRONMENT, channel
 from bot.web.server import WebSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,9 +55,10 @@ def test_every_variable_is_in_env_example() -> None:
 
 def test_the_bot_gets_the_settings_wolfjudge_run_reads() -> None:
     spec = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
-    fields = [*LiveSettings.model_fields.values(), *WebSettings.model_fields.values()]
+    fields = [*LiveSettings.model_fields.values(), *WebSettings.model_fields.values(),
+              *channel("wechat").settings.model_fields.values()]
     names = {str(f.validation_alias.choices[0]) for f in fields
-             if f.validation_alias is not None}
+             if f.validation_alias is not None} | {ENVIRONMENT}
     required = {"WECHATY_PUPPET_SERVICE_ENDPOINT", "WECHATY_PUPPET_SERVICE_TOKEN",
                 "WOLFJUDGE_JUDGES", "WOLFJUDGE_DATABASE_URL", "WOLFJUDGE_GATEWAY_STATUS"}
     for bot in ("bot", "bot-second"):

@@ -1,13 +1,16 @@
-"""`wolfjudge run`: the bot on WeChat (issue 9), through a Wechaty puppet service.
+"""`wolfjudge run`: the bot on a chat platform (issue 9), the channel chosen by `--channel` or
+WOLFJUDGE_CHANNEL (default `wechat`: a Wechaty puppet service; bot/transport/channels.py).
 
-    WeChat ─ puppet service ─ WechatyTransport ─ ChatBot ─ Service ─ outbox ─ one Deliverer
-                                                             └─ DeadlineScheduler (real clock)
+    platform ─ the channel's Transport ─ ChatBot ─ Service ─ outbox ─ one Deliverer
+                                                       └─ DeadlineScheduler (real clock)
 
-Settings come from the environment (`LiveSettings`); a missing one is named. The outbox has
-one deliverer thread (a transport whose sends can time out must not have two, or a row could
-go twice); everything that wants delivery wakes it. After a reconnect the judges are told that
-messages sent meanwhile may be lost. When the puppet asks for a login, the QR code is drawn on
-standard error and its URL printed.
+Settings come from the environment: the channel's own (WeChat's: `WechatSettings`) and the
+common ones (`LiveSettings`); a missing one is named. This module names no platform: it drives
+the channel's transport through the `Transport` interface (start, wait_ready, wait_settled,
+halt, stop, and the handler and callbacks it sets). The outbox has one deliverer thread (a
+transport whose sends can time out must not have two, or a row could go twice); everything that
+wants delivery wakes it. After a reconnect the judges are told that messages sent meanwhile may
+be lost; at each report of what the account can do, what that is.
 
 `--clock "YYYY-MM-DD HH:MM"` (tests): the clock is virtual and moves only by `/clock` and
 `/advance` lines on standard input, as on the console; the scheduler does not run.
@@ -16,7 +19,6 @@ standard error and its URL printed.
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import signal
 import sys
@@ -24,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import TextIO
+from typing import Any, TextIO
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,22 +41,19 @@ from bot.service import Service
 from bot.store.settings import database_url
 from bot.texts import t
 from bot.transport import Capabilities, TransportSender
-from bot.transport.pacing import Pacer, PacingSettings
+from bot.transport.channels import Channel, Setup, UnknownChannel, channel, chosen
+from bot.transport.pacing import PacingSettings
 from bot.web.server import WebSettings, page_links, serve_in_background
 
 log = logging.getLogger(__name__)
-QR_URL = "https://wechaty.js.org/qrcode/"
 
 
 class LiveSettings(BaseSettings):
-    """What `wolfjudge run` reads from the environment."""
+    """What `wolfjudge run` reads from the environment whatever the channel (a channel's own
+    settings are its module's: bot/transport/channels.py)."""
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
-    endpoint: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_ENDPOINT"),
-                          min_length=1)
-    token: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_TOKEN"),
-                       min_length=1)
     judges: str = Field(validation_alias=AliasChoices("WOLFJUDGE_JUDGES"), min_length=1)
     database_url: str = Field("sqlite:///wolfjudge.db",
                               validation_alias=AliasChoices("WOLFJUDGE_DATABASE_URL"))
@@ -72,11 +71,6 @@ class LiveSettings(BaseSettings):
     host: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$",
                              validation_alias=AliasChoices("WOLFJUDGE_HOST"))
 
-    # The gateway's status page (gateway/status.js), read by `wolfjudge doctor` only;
-    # default: the endpoint's host, port 8789.
-    gateway_status: str | None = Field(
-        None, validation_alias=AliasChoices("WOLFJUDGE_GATEWAY_STATUS"))
-
     @field_validator("host", mode="before")
     @classmethod
     def _empty_host(cls, value: object) -> object:
@@ -93,37 +87,25 @@ class LiveSettings(BaseSettings):
                               rooms_per_hour=self.rooms_per_hour)
 
 
-def setting_names() -> dict[str, str]:
-    """Each setting's field and its environment variable (what a message names)."""
-    return {f: str(info.validation_alias.choices[0])  # type: ignore[union-attr]
-            for f, info in LiveSettings.model_fields.items()}
-
-
-def load_settings() -> LiveSettings:
-    """The settings, or a SystemExit naming each missing or bad one."""
-    try:
-        return LiveSettings()  # from the environment
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            # (pydantic names a field by its alias: the environment variable itself)
-            name = str(err["loc"][0]) if err["loc"] else "?"
-            problems.append(f"{name} is not set" if err["type"] == "missing"
-                            else f"{name}: {err['msg']}")
+def load_settings(chosen_channel: Channel[Any]) -> tuple[LiveSettings, Any]:
+    """The common settings and the channel's, or a SystemExit naming each missing or bad one
+    (the channel's first)."""
+    problems: list[str] = []
+    loaded: list[Any] = []
+    for model in (chosen_channel.settings, LiveSettings):
+        try:
+            loaded.append(model())  # from the environment
+        except ValidationError as exc:
+            for err in exc.errors():
+                # (pydantic names a field by its alias: the environment variable itself)
+                name = str(err["loc"][0]) if err["loc"] else "?"
+                problems.append(f"{name} is not set" if err["type"] == "missing"
+                                else f"{name}: {err['msg']}")
+    if problems:
         raise SystemExit("wolfjudge run: " + "; ".join(problems)
-                         + " (see .env.example and the README's deployment section)") from None
-
-
-def show_qr(qrcode: str, out: TextIO = sys.stderr) -> None:
-    """The login QR code, drawn in the terminal, and its URL."""
-    import qrcode as qrlib
-
-    qr = qrlib.QRCode(border=1)
-    qr.add_data(qrcode)
-    buf = io.StringIO()
-    qr.print_ascii(out=buf)
-    print(f"请用机器人的微信扫码登录 / scan to log in:\n{buf.getvalue()}{QR_URL}{qrcode}",
-          file=out, flush=True)
+                         + " (see .env.example and the README's deployment section)")
+    own, common = loaded
+    return common, own
 
 
 class Deliverer:
@@ -180,15 +162,20 @@ def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
     return told
 
 
-def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    from bot.transport.wechaty import WechatyTransport
-
-    settings = load_settings()
+def run(*, clock: str | None = None, channel_name: str | None = None,
+        inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """`channel_name`: `--channel` (None: WOLFJUDGE_CHANNEL, else `wechat`)."""
+    name = chosen(channel_name)
+    try:
+        entry = channel(name)
+    except UnknownChannel as exc:
+        raise SystemExit(f"wolfjudge run: {exc}") from None
+    settings, own = load_settings(entry)
     url = database_url(settings.database_url)
     prepare_schema(url)
     service = Service(url, judges=settings.judge_list, host=settings.host)
-    transport = WechatyTransport(settings.endpoint, settings.token, pacer=Pacer(settings.pacing),
-                                 on_scan=lambda code, _status: show_qr(code))
+    transport = entry.build(own, Setup(service=service, judges=tuple(settings.judge_list),
+                                       host=settings.host, pacing=settings.pacing))
     stop = threading.Event()
     virtual = None
     if clock is not None:
@@ -223,9 +210,9 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     try:
         if not _wait(stop, transport.wait_ready, 60):
             if not stop.is_set():
-                log.warning("not connected to %s yet; still trying", settings.endpoint)
+                log.warning("channel %s: not connected yet; still trying", name)
         elif virtual is None:
-            # What the gateway kept while the bot was away is applied at its own time before
+            # What the platform kept while the bot was away is applied at its own time before
             # the deadlines that passed meanwhile fire (a night action sent in time counts).
             transport.wait_settled()
         if virtual is not None:

@@ -183,11 +183,16 @@ class Rooms:
         new = [c for c in plan.contacts if c not in current]
         if not gone and not new:
             return
+        # Who leaves is out of the record before the room lets them go, who comes is in after
+        # it let them in: a post sent meanwhile is on no page that did not get it (bot/web).
+        if gone:
+            self.chats.change_room_members(gid, group, gone, ())
         for c in gone:
             self._try(partial(self.transport.remove_member, room, c))
         for c in new:
             self._try(partial(self.transport.add_member, room, c))
-        self.chats.change_room_members(gid, group, gone, new)
+        if new:
+            self.chats.change_room_members(gid, group, (), new)
         self._audit(gid, group, room, plan.contacts, lobby)
         outs = sorted(seat_of[c] for c in gone if c in seat_of and not state.seat(
             seat_of[c]).alive)

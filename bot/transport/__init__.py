@@ -1,16 +1,26 @@
-"""The one transport interface (issue 8). Everything outside `bot/transport/` talks to a
-`Transport`; only the modules in here know whether that is the terminal, memory or WeChat.
+"""The one transport interface (issues 8 and 33). Everything outside `bot/transport/` talks to
+a `Transport`; only the modules in here know whether that is the terminal, memory or a chat
+platform (a channel: bot/transport/channels.py says which there are and how to add one).
 
-A transport receives messages (handed to the bot as `Incoming`) and does five things: send a DM,
-post in a room, create a room with members, add or remove a member, list a room's members. What
-it cannot do it says up front (`can_create_rooms`, `can_manage_members`) or by raising
-`Unsupported` (never supported) or `Refused` (not now: rate-limited, blocked, offline); the bot
-then degrades (the judge makes the room by hand and binds it, or the bot relays).
+A transport receives messages (handed to its `handler` as `Incoming`) and does five things: send
+a DM, post in a room, create a room with members, add or remove a member, list a room's members.
+What it cannot do it says up front (`capabilities`, `can_create_rooms`, `can_manage_members`) or
+by raising `Unsupported` (never supported) or `Refused` (not now: rate-limited, blocked,
+offline); the bot then degrades (the judge makes the room by hand and binds it, or the bot
+relays). The bot degrades on capabilities, never on which platform it is.
+
+Its life cycle, as `wolfjudge run` (bot/chat/live.py) drives it: the runner sets `handler`,
+`on_reconnect` and `on_capabilities`, calls `start()`, waits for `wait_ready()` (connected) and
+`wait_settled()` (what the platform kept while the bot was away handled), and at a stop calls
+`halt()` (no new send starts; safe from a signal handler) and then `stop()`. A transport with
+no connection of its own (the console's, memory's) keeps the defaults: ready and settled at
+once, nothing to start or stop (`LocalTransport`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -64,18 +74,54 @@ class Transport(ABC):
     """What the bot needs of a chat platform. Room ids are the transport's; `name` is what
     players see. `instant`: a send is local and cannot half-fail (bot/outbox.py).
 
-    A message is kept by the channel until the bot has committed it: the handler an
-    `Incoming` is handed to returns only once the message is committed (applied and marked
-    handled with its answer), and until it has returned the transport keeps the message, or
-    can have it again, across a crash of the bot (WeChat: the gateway keeps it until the
-    transport acknowledges it, bot/transport/wechaty.py; the console's input is the
-    terminal's, typed again after a kill). The bot applies a message id once,
-    so a message handed over again is harmless; one whose command was applied before a
-    crash is answered as it was."""
+    The callbacks the runner sets before `start`: `handler` gets each received message, one
+    at a time and in arrival order (it does database work: call it off any event loop);
+    `on_reconnect` is called after each connection but the first (messages sent meanwhile
+    may be lost: the judges are told); `on_capabilities` with what the account can do, each
+    time the platform reports it (the judges are told). A transport calls the last two on the
+    thread it calls `handler` on, in order with the messages.
+
+    A message is kept by the channel until the bot has committed it: `handler` returns only
+    once the message is committed (applied and marked handled with its answer), and until it
+    has returned the transport keeps the message, or can have it again, across a crash of the
+    bot (WeChat: the gateway keeps it until the transport acknowledges it,
+    bot/transport/wechaty.py; a `LocalTransport`'s input is the terminal's or the test's). The
+    bot applies a message id once, so a message handed over again is harmless; one whose
+    command was applied before a crash is answered as it was."""
 
     can_create_rooms: bool = True
     can_manage_members: bool = True
     instant: bool = False
+    capabilities: Capabilities = Capabilities()  # until the platform reports them
+    handler: Callable[[Incoming], None] | None = None
+    on_reconnect: Callable[[], None] | None = None
+    on_capabilities: Callable[[Capabilities], None] | None = None
+
+    # life cycle -------------------------------------------------------------------------------
+    @abstractmethod
+    def start(self) -> None:
+        """Connect and receive in the background; return at once."""
+
+    @abstractmethod
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Connected (logged in), within `timeout` seconds; False if not yet."""
+
+    @abstractmethod
+    def wait_settled(self, limit: float = 30.0) -> bool:
+        """Connected, and what the platform kept for the bot while it was away handled (the
+        runner starts the deadlines after this, so a night action sent before a deadline
+        that passed meanwhile counts); False after `limit` seconds."""
+
+    @abstractmethod
+    def halt(self) -> None:
+        """No new send starts from now on (a waiting send ends with `Interrupted`); the one in
+        flight finishes. The first step of a clean stop; safe from a signal handler."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Disconnect and stop receiving (after `halt`): the message being handled finishes."""
+
+    # sending ----------------------------------------------------------------------------------
 
     @abstractmethod
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
@@ -98,6 +144,26 @@ class Transport(ABC):
 
     def members(self, room: str) -> list[str]:
         raise Unsupported("this transport cannot list room members")
+
+
+class LocalTransport(Transport):
+    """A transport with no connection of its own (the terminal's, memory's): nothing to
+    start or stop, ready and settled at once."""
+
+    def start(self) -> None:
+        return None
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return True
+
+    def wait_settled(self, limit: float = 30.0) -> bool:
+        return True
+
+    def halt(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
 
 
 class TransportSender:
