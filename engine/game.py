@@ -42,7 +42,8 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     if first_open is not None and (
             not day_minutes or not night_minutes or day_minutes <= 0 or night_minutes <= 0):
         raise ValueError("a fast game needs positive day and night lengths in minutes")
-    rs.check_game(typed_options(rs.options_model, opts), fast=first_open is not None)
+    rs.check_game(typed_options(rs.options_model, opts), fast=first_open is not None,
+                  hours=None if first_open is not None else (open_time, close_time))
     state = GameState(
         game_id=game_id, ruleset=ruleset, options=opts, seed=seed, rng_counter=counter,
         seats=[Seat(seat=i + 1, role=r, camp="") for i, r in enumerate(roles)],

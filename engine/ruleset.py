@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import Mapping
+from datetime import time
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -50,9 +51,10 @@ class Ruleset:
     # JudgeExtend. The engine's own kinds are engine.model.ENGINE_DEADLINE_KINDS.
     deadline_kinds: Mapping[str, DeadlineKind] = {}
 
-    def check_game(self, options: CommonOptions, *, fast: bool) -> None:
+    def check_game(self, options: CommonOptions, *, fast: bool,
+                   hours: tuple[time, time] | None = None) -> None:
         """The game's options against its schedule (`fast`: a fast game, in cycles of
-        minutes); raise ValueError."""
+        minutes; `hours`: a daily game's open and close); raise ValueError."""
 
     def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None:
         """A setup-phase deadline fired (a setup duty's)."""

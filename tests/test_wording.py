@@ -54,7 +54,9 @@ OPTION_KEYS = sorted({k for r in RULESETS for k in get_ruleset(r).option_spec} |
                      key=len, reverse=True)
 ALLOWED = [re.compile("|".join(re.escape(k) for k in OPTION_KEYS) + r"(?:\s*[=:]\s*[\w,.-]+)?"),
            re.compile(r"https?://\S+"), re.compile(r"\b[0-9a-f]{16,}\b"),
-           re.compile(r"\bwolfjudge\b")]
+           re.compile(r"\bwolfjudge\b"),
+           # the QQ side's products, named as an operator finds them (README "Running on QQ")
+           re.compile(r"\b(?:NapCat|LLOneBot|OneBot|WebSocket|WebUI)\b")]
 PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
 
 
@@ -110,6 +112,8 @@ def test_the_guard_catches_identifiers() -> None:
     assert not problems("如不希望这样，创建游戏时设置 cards.night_yellow_counts_to_red: false。")
     assert not problems("随机种子：a744557675cc1b5a04a401dd6d981804ffdf8bcd6da5c17d46b1b7ab80")
     assert not problems("发贴子链接（如 https://tieba.baidu.com/p/1234567890）")
+    assert not problems("连不上 NapCat：它的 WebSocket 服务器开了吗？")
+    assert problems("连不上 NapCatServer")
 
 
 # the files ----------------------------------------------------------------------------------

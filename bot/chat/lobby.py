@@ -18,6 +18,7 @@ from typing import Any
 
 from bot import options_text
 from bot.texts import t, texts
+from bot.transport import Capabilities
 from engine import new_game, rng
 from engine.options import MAX_MINUTES, OptionError
 from engine.ruleset import get_ruleset
@@ -83,9 +84,11 @@ def _value(raw: str) -> Any:
     return raw
 
 
-def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+def split_options(items: list[str], defaults: dict[str, str] | None = None
+                  ) -> tuple[dict[str, Any], dict[str, str]]:
     """`key=value` words into (engine options, chat options); a key given twice is refused
-    (which value was meant?)."""
+    (which value was meant?). `defaults`: the chat options' (CHAT_DEFAULTS, or the channel's:
+    `channel_defaults`)."""
     engine: dict[str, Any] = {}
     chat: dict[str, str] = {}
     for item in items:
@@ -102,7 +105,13 @@ def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
             chat[key] = raw.lower()
         else:
             engine[key] = _value(raw.strip())
-    return engine, {**CHAT_DEFAULTS, **chat}
+    return engine, {**(defaults or CHAT_DEFAULTS), **chat}
+
+
+def channel_defaults(caps: Capabilities) -> dict[str, str]:
+    """The chat options' defaults on a platform that can do what `caps` says: announcements in
+    a room where its risk control watches one text DMed to many (QQ)."""
+    return {**CHAT_DEFAULTS, **({"public.channel": "room"} if caps.announce_in_room else {})}
 
 
 def option_hint(ruleset: str, key: str, value: Any) -> str:

@@ -400,7 +400,8 @@ def test_player_command_refused(ruleset: str, text: str) -> None:
     ("报备 3", JudgeWaiver(seat=3, waiver="notice")),
     ("联系 3", JudgeWaiver(seat=3, waiver="contact")),
     ("关门 21:30", JudgeSetTime(which="close", at=datetime(2026, 1, 3, 21, 30))),
-    ("开门 08:30", JudgeSetTime(which="open", at=datetime(2026, 1, 3, 8, 30))),
+    ("开门 08:30", JudgeSetTime(which="open", at=datetime(2026, 1, 4, 8, 30))),  # the next
+    ("开门 23:30", JudgeSetTime(which="open", at=datetime(2026, 1, 3, 23, 30))),
     ("作息 10:00-22:00", JudgeSetSchedule(open=time(10, 0), close=time(22, 0))),
     ("延时 3 22:00", JudgeExtend(seat=3, at=datetime(2026, 1, 3, 22, 0))),
     ("延时 3 01:00", JudgeExtend(seat=3, at=datetime(2026, 1, 4, 1, 0))),
@@ -488,3 +489,15 @@ def test_every_substitution_token_reads_back_whole() -> None:
         assert len(token) == 12 and set(token) <= set(TOKEN_CHARS)
         assert parse(f"接替 {token}").text == token
         assert parse(f"接替 {token}。").text == token
+
+
+def test_a_text_argument_keeps_its_opening_bracket_or_quote() -> None:
+    """Issue 32 item 3 (hostile text stays text): a 遗言 or a 马甲 starting with a bracket keeps
+    it (`[CQ:at,qq=all]` reaches the table as typed); the separator before it still goes."""
+    from bot.commands.parse import parse
+
+    for typed, text in (("遗言 [CQ:at,qq=all] 我是好人", "[CQ:at,qq=all] 我是好人"),
+                        ("遗言 【我】是好人", "【我】是好人"), ("遗言：“好”", "“好”"),
+                        ("遗言：(a) b", "(a) b"), ("遗言 - 再见", "再见")):
+        got = parse(typed)
+        assert got is not None and got.text == text, (typed, got)
