@@ -17,8 +17,9 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from bot import options_text
-from bot.texts import t, texts
+from bot.texts import camp_name, role_name, t, texts
 from engine import new_game, rng
+from engine.game import RoleSetError, check_role_set
 from engine.options import MAX_MINUTES, OptionError
 from engine.ruleset import get_ruleset
 from rulesets.data import load
@@ -155,7 +156,9 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
             raise LobbyError("bad_count", ruleset=ruleset, count=len(roles),
                              counts=counts_text(ruleset))
         try:
-            _trial(ruleset, len(roles), dict(options), roles)
+            check_role_set(ruleset=ruleset, roles=roles, options=dict(options))
+        except RoleSetError as exc:
+            raise LobbyError("bad_roles", detail=role_set_reason(ruleset, exc)) from None
         except (OptionError, ValueError) as exc:
             log.info("roles %r refused: %s", roles, exc)
             raise LobbyError("bad_roles", detail=t("roles_refused")) from None
@@ -186,6 +189,16 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
         log.info("options %r refused together: %s", options, exc)
         raise LobbyError("bad_option", key="、".join(options) or "-",
                          detail=t("option_conflict", detail="、".join(options))) from None
+
+
+def role_set_reason(ruleset: str, exc: RoleSetError) -> str:
+    """Why a role set makes no game, in Chinese."""
+    data = load(ruleset, "data")
+    camp = camp_name(ruleset, exc.camp or "")
+    needs = data.get("camp_needs", {}).get(exc.camp)
+    return t(f"role_set.{exc.reason}", role=role_name(ruleset, exc.role or ""), camp=camp,
+             many="、".join(role_name(ruleset, r) for r in get_ruleset(ruleset).many_roles),
+             needs=t("role_set.needs", needs=needs) if needs else "")
 
 
 def counts(ruleset: str) -> list[int]:
