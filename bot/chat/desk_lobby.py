@@ -33,6 +33,10 @@ from rulesets.data import load
 
 log = logging.getLogger(__name__)
 
+# What a lobby's chat options hold beside the options (the rooms the judge was asked to make):
+# a restarted game starts without them.
+LOBBY_BOOKKEEPING = frozenset({"rooms_asked"})
+
 
 @cache
 def _names_taken() -> dict[str, str]:
@@ -252,13 +256,21 @@ class LobbyDesk:
         if old is None or not self._over(old.code):
             r.say(t("restart_none"))
             return
+        if self._restarted(r, old):
+            return
         now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
+        kept = {k: v for k, v in old.chat_options.items() if k not in LOBBY_BOOKKEEPING}
         new = self.chats.open_lobby(
             self.ctx.codes, ruleset=old.ruleset, players=old.players, options=old.options,
-            chat_options=old.chat_options, judge=old.judge, time_zone=old.time_zone,
+            chat_options=kept, judge=old.judge, time_zone=old.time_zone,
             status="open", created_at=now)
         if new is None:
             r.say(t("busy"))
+            return
+        if not self.chats.mark_restarted(old.code, new, replacing=old.restarted_as):
+            self.chats.set_status(new, "cancelled")  # another 重开 made it meanwhile
+            fresh = self.chats.lobby(old.code)
+            r.say(t("restart_done", old=old.code, code=fresh.restarted_as if fresh else "-"))
             return
         if old.roles:
             self.chats.set_lobby_rules(new, roles=list(old.roles), players=old.players)
@@ -272,6 +284,15 @@ class LobbyDesk:
         joined = len(seated) - len(missing)
         r.say(t("restarted", old=old.code, code=new, joined=joined, players=old.players,
                 missing=t("restarted_missing", names="、".join(missing)) if missing else ""))
+
+    def _restarted(self, r: Request, old: Lobby) -> bool:
+        """A game is restarted once (P-LOBBY-4): a later `重开` points to the lobby it made
+        (unless that lobby was cancelled before its start)."""
+        made = self.chats.lobby(old.restarted_as) if old.restarted_as else None
+        if made is None or made.status == "cancelled":
+            return False
+        r.say(t("restart_done", old=old.code, code=made.code))
+        return True
 
     # 复盘: the whole game as forum posts, once it is over ---------------------------------------
     @handles("replay", stage=FREE)

@@ -215,3 +215,26 @@ def test_every_preset_makes_a_game_by_the_same_check(ruleset: str, options: dict
         check_role_set(ruleset=ruleset, roles=preset, options=options)
         repeated = {r for r in preset if preset.count(r) > 1}
         assert repeated <= set(rs.many_roles), (ruleset, repeated)
+
+
+@pytest.mark.rules("P-LOBBY-4")
+def test_a_finished_game_restarts_once_and_a_second_restart_points_to_it(tmp_path: Path) -> None:
+    """`重开` of one game makes one lobby: a second (with or without the code) makes none,
+    auto-joins nobody again and says which lobby it already made."""
+    lobby = Lobby(tmp_path)
+    lobby.join(12)
+    lobby.say(JUDGE, "开始")
+    lobby.say(JUDGE, "结束")
+    lobby.say(JUDGE, "结束 确认")
+    first = re.search(r"游戏码 ([A-Z0-9]{4,8})", lobby.say(JUDGE, "重开"))
+    assert first is not None
+    told = len(lobby.transport.dms("p3"))
+    for again in ("重开", f"重开 {lobby.code}"):
+        reply = lobby.say(JUDGE, again)
+        assert f"已重开为 {first[1]}" in reply and "自动报名" not in reply, reply
+    assert len(lobby.transport.dms("p3")) == told  # nobody joined or told twice
+    assert lobby.bot.chats.lobby(first[1]) is not None
+    # the restarted lobby cancelled before its start: the game may be restarted again
+    lobby.say(JUDGE, f"#{first[1]} 结束")
+    second = re.search(r"游戏码 ([A-Z0-9]{4,8})", lobby.say(JUDGE, f"重开 {lobby.code}"))
+    assert second is not None and second[1] != first[1]
