@@ -144,6 +144,14 @@ def has_judge_wording(event: Event, ruleset: str) -> bool:
     return event.type in _templates(ruleset)["judge"]
 
 
+@cache
+def dm_order() -> tuple[frozenset[str], dict[str, str]]:
+    """How a seat's texts of one commit read (templates.yaml `dm`): the public event types read
+    last, and each public type a seat is not told again after the named one about itself."""
+    dm = load("common", "templates").get("dm", {})
+    return frozenset(dm.get("last", ())), dict(dm.get("own_words", {}))
+
+
 def messages_for(event: Event, seat: int, ruleset: str) -> str | None:
     """What seat `seat` reads of this event (directly, in a group, or publicly), if anything."""
     if not event.audience.reaches(seat):

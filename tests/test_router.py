@@ -12,7 +12,7 @@ from randomplay import play, start_game
 from randomplay_anomaly import play_anomaly
 
 from bot.feed import FEEDS
-from bot.render import messages_for, render_event
+from bot.render import dm_order, messages_for, render_event
 from bot.router import BROADCAST, EVERY_SEAT, Asker, RoomsView, route
 from engine import handle
 from engine.commands import Act, Command, Tick, Vote
@@ -58,12 +58,19 @@ def test_one_message_per_recipient_per_commit_with_every_text_in_order(
             if not m.target.startswith("seat:"):
                 continue
             seat = int(m.target[5:])
-            # each seat's text: what each event tells it, in event order, one per line
-            want = [t for e in events
+            # each seat's text: what each event tells it, in event order, one per line, but
+            # the texts read last after the others, and no public line about its own card
+            # under its own words (templates.yaml `dm`)
+            last, own_words = dm_order()
+            own = {e.type for e in events if not e.audience.public
+                   and e.data.get("seat") == seat and seat in e.audience.seats}
+            want = [(e.type in last, t) for e in events
                     if (t := messages_for(e, seat, after.ruleset))
                     and (not e.audience.public or e.type in EVERY_SEAT
-                         or (e.type in BROADCAST and not rooms.names))]
-            assert m.text == "\n".join(want)
+                         or (e.type in BROADCAST and not rooms.names))
+                    and not (e.audience.public and e.data.get("seat") == seat
+                             and own_words.get(e.type) in own)]
+            assert m.text == "\n".join(t for _, t in sorted(want, key=lambda x: x[0]))
     assert max(keys.values()) == 1  # no two messages of a game share a dedupe key
 
 
