@@ -72,6 +72,9 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["reason_text"] = w["end_reason"].format(reason=data["reason"]) if data.get(
         "reason") and isinstance(data["reason"], str) else ""
     f["reconfirm"] = w["reconfirm_answered"] if data.get("answered") else w["reconfirm_new"]
+    # a reminder to a seat whose earlier answer stands (Reminder.standing) reads otherwise
+    f["reminder_case"] = f"{data.get('duty')}_standing" if data.get("standing") else data.get(
+        "duty")
     # Internal keys a person may read about, in words (a duty, a cause, a random pick's
     # purpose, a waiver): never the key itself.
     duty = data.get("duty", data.get("reason"))
