@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import unicodedata
 from datetime import UTC
-from functools import cache
 from typing import Any
 
 from bot import access, options_text
@@ -14,14 +12,13 @@ from bot.chat.lobby import (
     RULESETS,
     LobbyError,
     check_game,
+    check_name,
     first_day,
     parse_roles,
     seat_order,
     split_options,
 )
 from bot.chat.verbs import FREE, JUDGE, LOBBY, PLAYER, DeskContext, Request, handles
-from bot.commands.numbers import NUMBER_RUN
-from bot.commands.parse import ParseError, parse
 from bot.feed import DEFAULT_FEED
 from bot.gametime import utcnow, wall_clock, zone
 from bot.ids import GAME_ID
@@ -29,39 +26,12 @@ from bot.service import GameExists
 from bot.store.models import Lobby, LobbyPlayer
 from bot.texts import role_name, ruleset_name, t
 from engine import rng
-from rulesets.data import load
 
 log = logging.getLogger(__name__)
 
 # What a lobby's chat options hold beside the options (the rooms the judge was asked to make):
 # a restarted game starts without them.
 LOBBY_BOOKKEEPING = frozenset({"rooms_asked"})
-
-
-@cache
-def _names_taken() -> dict[str, str]:
-    """Words a 马甲 may not be: every ruleset's role names and ids, and 法官."""
-    taken = {"法官": "judge", "judge": "judge"}
-    for ruleset in set(RULESETS.values()):
-        data = load(ruleset, "data")
-        for role, name in (data.get("role_names") or {}).items():
-            taken[str(name)] = taken[str(role).lower()] = "role"
-    return taken
-
-
-def reserved(name: str) -> str | None:
-    """What a 马甲 would be mistaken for (seat, role, judge, command), or None: the judge's
-    list reads `N号 马甲`, and the chat reads commands from its words."""
-    text = unicodedata.normalize("NFKC", name).strip()
-    if NUMBER_RUN.fullmatch(text):
-        return "seat"
-    taken = _names_taken().get(text.lower())
-    if taken is not None:
-        return taken
-    try:
-        return "command" if parse(text) is not None else None
-    except ParseError:
-        return "command"  # a verb with arguments that do not fit: still a command word
 
 
 class LobbyDesk:
@@ -109,12 +79,10 @@ class LobbyDesk:
             r.say(t("unknown_code", code=code[:16] or "-"))
             return
         name = p.text.strip()
-        if not 0 < len(name) <= 32 or any(c.isspace() for c in name):
-            r.say(t("name_bad"))
-            return
-        reads_as = reserved(name)
-        if reads_as is not None:
-            r.say(t("name_reserved", name=name, what=t(f"name_reads_as.{reads_as}")))
+        try:
+            check_name(name)
+        except LobbyError as exc:
+            r.say(t(exc.key, **exc.fields))
             return
         members = self.chats.members(code)
         mine = next((m for m in members if m.contact_id == r.sender), None)
