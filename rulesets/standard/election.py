@@ -64,9 +64,17 @@ def _record(ctx: Ctx) -> dict[str, Any]:
     return election
 
 
+def _refuse_if_swallowed(ctx: Ctx) -> None:
+    """上警 and 退水 once a self-destruct swallowed the badge (S-SHERIFF-9) say so, not that
+    their deadline passed."""
+    if ctx.view("data").get("badge_lost") == "swallowed":
+        ctx.reject("election_swallowed")
+
+
 def run(ctx: Ctx, seat: int) -> None:
     """上警 (S-SHERIFF-2)."""
     election = state_of(ctx)
+    _refuse_if_swallowed(ctx)
     if election is None or election["phase"] != "signup":
         ctx.reject("signup_closed")
     assert election is not None
@@ -81,6 +89,7 @@ def run(ctx: Ctx, seat: int) -> None:
 def withdraw(ctx: Ctx, seat: int) -> None:
     """退水 (S-SHERIFF-3): votes cast for him count for nobody (the tally skips them)."""
     election = state_of(ctx)
+    _refuse_if_swallowed(ctx)
     if election is None or election["phase"] not in ("signup", "withdraw"):
         ctx.reject("withdraw_closed")
     assert election is not None
