@@ -85,7 +85,7 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
     night = ctx.view("night")
     slot = next((s for s in night.slots.values() if s.deadline_id == parent.id),
                 None) if night is not None and parent.kind == "night" else None
-    # an answer given before the prompt (通灵) is owed again, but stands if not changed
+    # an answer given before the slot's prompt is owed again, but stands if not changed
     standing = {"standing": True} if slot is not None and slot.sub is not None else {}
     for n in owing:
         ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due, **standing)

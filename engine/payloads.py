@@ -163,7 +163,7 @@ class NoSheriff(Payload):
 class Reminder(Payload):
     duty: str
     due: str
-    # the seat's answer given before a prompt (通灵) stands at the deadline unless changed
+    # the seat's answer given before its prompt stands at the deadline unless changed
     # (only when true: earlier reminders read as they were)
     standing: bool = False
 
