@@ -11,6 +11,7 @@ from bot.chat.lobby import (
     DEFAULT_PLAYERS,
     RULESETS,
     LobbyError,
+    channel_defaults,
     check_game,
     check_name,
     first_day,
@@ -53,7 +54,8 @@ class LobbyDesk:
             return
         players = p.count or DEFAULT_PLAYERS[ruleset]
         try:
-            engine_opts, chat_opts = split_options(list(p.words[1:]))
+            engine_opts, chat_opts = split_options(list(p.words[1:]), channel_defaults(
+                self.ctx.rooms.transport.capabilities))
             check_game(ruleset, players, engine_opts)
         except LobbyError as exc:
             r.say(t(exc.key, **exc.fields))

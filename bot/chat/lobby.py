@@ -22,6 +22,7 @@ from bot import options_text
 from bot.commands.numbers import NUMBER_RUN
 from bot.commands.parse import ParseError, parse
 from bot.texts import camp_name, role_name, t, texts
+from bot.transport import Capabilities
 from engine import new_game, rng
 from engine.game import RoleSetError, check_role_set
 from engine.options import MAX_MINUTES, OptionError
@@ -88,9 +89,11 @@ def _value(raw: str) -> Any:
     return raw
 
 
-def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+def split_options(items: list[str], defaults: dict[str, str] | None = None
+                  ) -> tuple[dict[str, Any], dict[str, str]]:
     """`key=value` words into (engine options, chat options); a key given twice is refused
-    (which value was meant?)."""
+    (which value was meant?). `defaults`: the chat options' (CHAT_DEFAULTS, or the channel's:
+    `channel_defaults`)."""
     engine: dict[str, Any] = {}
     chat: dict[str, str] = {}
     for item in items:
@@ -107,7 +110,13 @@ def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
             chat[key] = raw.lower()
         else:
             engine[key] = _value(raw.strip())
-    return engine, {**CHAT_DEFAULTS, **chat}
+    return engine, {**(defaults or CHAT_DEFAULTS), **chat}
+
+
+def channel_defaults(caps: Capabilities) -> dict[str, str]:
+    """The chat options' defaults on a platform that can do what `caps` says: announcements in
+    a room where its risk control watches one text DMed to many (QQ)."""
+    return {**CHAT_DEFAULTS, **({"public.channel": "room"} if caps.announce_in_room else {})}
 
 
 def option_hint(ruleset: str, key: str, value: Any) -> str:

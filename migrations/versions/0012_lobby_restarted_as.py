@@ -2,7 +2,7 @@
 second `重开` points to it instead of making another lobby with everyone joined again.
 
 Revision ID: 0012
-Revises: 0011
+Revises: 0014
 Create Date: 2026-12-06 09:00:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0012'
-down_revision: str | None = '0011'
+down_revision: str | None = '0014'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
