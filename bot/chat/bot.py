@@ -353,7 +353,7 @@ class ChatBot:
             elif p.verb == "help":
                 r.say(self._stranger_help(msg.sender))
             else:
-                r.say(t("no_game") if msg.sender not in self.judges else t("help_judge"))
+                r.say(t("no_game") if msg.sender not in self.judges else t("judge_no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],

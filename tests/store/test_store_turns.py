@@ -80,7 +80,7 @@ def test_a_step_leaves_as_one_message_per_recipient(service: Service) -> None:
     merged = to_three[0]
     assert merged.dedupe_key.startswith("g1/") and merged.address == "wx-g1-3"
     # (the deadlines fired tell the wolf at seat 3 its mates; the day's post is the room's)
-    assert merged.text == "狼人群已建立，成员：1号、2号、3号。\n已记录。\n第二句。"
+    assert merged.text == "狼群已建立，成员：1号、2号、3号。\n已记录。\n第二句。"
     assert merged.priority == REPLY and merged.next_attempt_at <= utcnow()
     assert len({(r.target, r.address) for r in after}) == len(after)
 
