@@ -3,7 +3,7 @@ export verifies), its seats, the seasons, who hides their records, and the simul
 for a board, computed once.
 
 Revision ID: 0013
-Revises: 0014
+Revises: 0012
 Create Date: 2026-12-05 09:00:00
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0013'
-down_revision: str | None = '0014'
+down_revision: str | None = '0012'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
