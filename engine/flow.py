@@ -84,8 +84,13 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
         return
     owing = owing_seats(ctx, parent)
     due = parent.due.strftime("%m-%d %H:%M")
+    night = ctx.view("night")
+    slot = next((s for s in night.slots.values() if s.deadline_id == parent.id),
+                None) if night is not None and parent.kind == "night" else None
+    # an answer given before the slot's prompt is owed again, but stands if not changed
+    standing = {"standing": True} if slot is not None and slot.sub is not None else {}
     for n in owing:
-        ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due)
+        ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due, **standing)
     if owing:
         ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
 

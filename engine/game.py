@@ -10,7 +10,9 @@ from engine.context import Ctx
 from engine.events import Event
 from engine.model import GameState, Schedule, Seat
 from engine.options import typed_options, validate_options
-from engine.ruleset import get_ruleset
+from engine.ruleset import RoleSetError, get_ruleset
+
+__all__ = ["RoleSetError", "check_role_set", "new_game"]
 
 
 def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
@@ -64,3 +66,19 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     rs.setup(ctx)
     ctx.add_deadline("day_open", 1, "open")
     return state, ctx.events
+
+
+def check_role_set(*, ruleset: str, roles: list[str], options: dict[str, Any] | None = None
+                   ) -> None:
+    """Whether a judge's own role set makes a game as the ruleset's presets do (P-LOBBY-2):
+    RoleSetError saying why not (the ruleset's `check_roles` over the set dealt, beside a preset
+    game of as many seats); OptionError or ValueError for a bad option or a role the options
+    do not allow. Pure: both games are made with a throwaway seed and thrown away."""
+    rs = get_ruleset(ruleset)
+    start = date(2026, 1, 1)
+    preset, _ = new_game(ruleset=ruleset, game_id="CHECK", seed="0" * 64, start=start,
+                         players=len(roles), options=options)
+    dealt, _ = new_game(ruleset=ruleset, game_id="CHECK", seed="0" * 64, start=start,
+                        roles=list(roles), options=options)
+    rs.check_roles(Ctx(dealt, datetime.combine(start, time(0, 0)), rs),
+                   list(preset.camps_on_field))

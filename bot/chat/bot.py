@@ -28,6 +28,7 @@ from bot.chat import reports
 from bot.chat.desk_judge import JudgeDesk
 from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
+from bot.chat.desk_records import RecordsDesk
 from bot.chat.lobby import new_code
 from bot.chat.review import preview
 from bot.chat.rooms import Rooms
@@ -49,7 +50,7 @@ from bot.forum.reader import ThreadSource
 from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
-from bot.outbox import deliver
+from bot.outbox import current_turn, deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
@@ -106,7 +107,8 @@ class ChatBot:
         self.lobby = LobbyDesk(ctx)
         self.players = PlayerDesk(ctx, submitter)
         self.judging = JudgeDesk(ctx, submitter)
-        self.verbs = Registry().collect([self.lobby, self.players, self.judging])
+        self.records = RecordsDesk(ctx)
+        self.verbs = Registry().collect([self.lobby, self.players, self.judging, self.records])
         # Rooms follow every commit, the scheduler's ticks included: told the state and the
         # events just committed, so that no commit decodes the snapshot or reads the log again.
         service.on_commit_state.append(self._after_commit)
@@ -163,10 +165,9 @@ class ChatBot:
         msg_key = self._key(msg)
         if msg_key is None:
             return None
-        key = f"msg/{msg_key}"
-        with self.service.turn(key):
+        with self.service.turn(f"msg/{msg_key}"):
             self._handle(msg, msg_key)
-            return self.chats.take_answers(key, msg.sender, set(answers))
+            return self.chats.take_answers(current_turn() or "", msg.sender, set(answers))
 
     def _key(self, msg: Incoming) -> str | None:
         """The message's key, or None when it is not to be handled (no id, a bad sender, or
@@ -380,7 +381,7 @@ class ChatBot:
             elif p.verb == "help":
                 r.say(self._stranger_help(msg.sender))
             else:
-                r.say(t("help_judge") if self._creator(msg.sender) else t("no_game"))
+                r.say(t("judge_no_game") if self._creator(msg.sender) else t("no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],

@@ -144,9 +144,9 @@ class JudgeDesk:
             r.say(refused(checked))
             return
         out = self.submitter.submit(r, cmd, at=at, quiet=True)
-        if out.status == "noop" and not out.duplicate:
+        if out.status == "noop":  # (a duplicate too: applied before a crash, not answered)
             r.say(t("unchanged"))
-        if out.duplicate or out.status != "accepted":
+        if out.status != "accepted":
             return
         what = submission(cmd.skill, list(cmd.targets)) if isinstance(
             cmd, engine_commands.Act) else describe_command(cmd)
