@@ -340,6 +340,11 @@ class JudgeDesk:
         token = new_token()
         self.chats.add_token(hashlib.sha256(token.encode()).hexdigest(), r.code, seat,
                              r.msg.at.astimezone(UTC).replace(tzinfo=None))
+        web = self.ctx.web
+        if web is not None and self.ctx.rooms.transport.contacts_by_link:  # no chat to DM in
+            r.say(t("sub_token_link", code=r.code, seat=seat, token=token,
+                    url=f"{web.base.rstrip('/')}/take/{token}"))
+            return
         r.say(t("sub_token", code=r.code, seat=seat, token=token))
 
     @handles("take_seat", stage=FREE)

@@ -6,10 +6,13 @@
   gets a new contact (`page:…`: no chat platform's id looks like it, and no page shows it) and
   its own private link, `/k/TOKEN`, shown as a link and a QR code with a line telling the
   player to keep it: it is their only key. The browser keeps that key in a cookie for the join
-  pages only, so opening a join link again shows the same key (or joins the next game as the
-  same person). A join link works until the game starts (then a page says so), and until the
+  pages, so opening a join link again shows the same key (or joins the next game as the same
+  person). A join link works until the game starts (then a page says so), and until the
   judge's `报名链接 重置`. The join form is rate-limited per address (behind a proxy we trust:
   the address it saw, `WOLFJUDGE_WEB_TRUSTED_PROXIES`).
+- `/take/TOKEN`: a substitute's link (`替补 S` answers with it where people join by link): the
+  seat taken (`接替 TOKEN`, the same checks) by this browser's contact, a new one if it has
+  none, and its key given as a join's is.
 - `/k/TOKEN`: the player's key. With one game under way it opens that seat's page (a fresh
   seat link); otherwise it lists their games and lobbies, what they were sent outside a game
   (the lobby's replies: a kick, the rules changed) and a send box (`退出`, `状态`, `网页 重置`
@@ -17,6 +20,8 @@
 """
 
 from __future__ import annotations
+
+import re
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -29,6 +34,7 @@ from bot.web import qr
 from bot.web.links import Claim, digest
 from bot.web.site import Site
 
+SUB_TOKEN = re.compile(r"[A-Za-z0-9]{8,32}")  # `替补`'s one-time token (bot/chat/lobby.py)
 COOKIE = "wolfjudge_key"
 COOKIE_DAYS = 90
 
@@ -74,11 +80,16 @@ def router(site: Site) -> APIRouter:
                          joined=len(site.chats.members(lobby.code)), players=lobby.players)
 
     def joined(lobby: Lobby, contact: str, answers: list[str] | None = None) -> HTMLResponse:
+        return keep(lobby.code, contact, answers)
+
+    def keep(code: str, contact: str, answers: list[str] | None = None) -> HTMLResponse:
+        """The page that gives a player their key (a join, a seat taken over), and keeps it
+        in this browser for the join pages."""
         key = key_url(site, contact)
-        response = site.page("joined.html", answers=answers, code=lobby.code, key=key,
+        response = site.page("joined.html", answers=answers, code=code, key=key,
                              key_qr=qr.inline_svg(key, t("web.key_qr")))
         token = key.rsplit("/", 1)[1]
-        response.set_cookie(COOKIE, token, max_age=COOKIE_DAYS * 86400, path="/join",
+        response.set_cookie(COOKIE, token, max_age=COOKIE_DAYS * 86400, path="/",
                             secure=site.root.startswith("https:"), httponly=True,
                             samesite="lax")
         return response
@@ -140,6 +151,45 @@ def router(site: Site) -> APIRouter:
         if lobby is None:
             return site.denied(why, 404)
         return Response(qr.svg(site.url(f"/join/{token}")), media_type="image/svg+xml")
+
+    # a substitute's link (`替补 S` where people join by link) ------------------------------------
+    def take_form(token: str, answers: list[str] | None = None, status: int = 200
+                  ) -> HTMLResponse:
+        return site.page("take.html", status=status, answers=answers)
+
+    @api.get("/take/{token}", response_class=HTMLResponse)
+    async def take_page(token: str) -> HTMLResponse:
+        if not SUB_TOKEN.fullmatch(token) or not site.joins_open:
+            return site.denied(t("web.take_bad"), 404)
+        return take_form(token)
+
+    @api.post("/take/{token}", response_class=HTMLResponse)
+    async def take(token: str, request: Request) -> HTMLResponse:
+        """`接替 TOKEN` sent for this browser's contact (a new one if it has no key): the
+        same checks as the chat's; the seat's key given as a join's is."""
+        if site.joins is not None and not site.joins.take(("join", site.client(request)),
+                                                           site.now()):
+            return site.denied(t("web.join_too_many"), 429)
+        if not SUB_TOKEN.fullmatch(token) or not site.joins_open:
+            return site.denied(t("web.take_bad"), 404)
+        fields = await site.form(request)
+        if fields is None:
+            return site.too_large()
+        contact = await run_in_threadpool(known_key, request)
+        new = contact is None
+        if contact is None:
+            contact = new_page_contact()
+            await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
+        before = {c for c, _ in await run_in_threadpool(site.chats.players_of, contact)}
+        answers = await site.send(contact, f"接替 {token}", fields.get("nonce", ""),
+                                  {f"contact:{contact}"})
+        after = await run_in_threadpool(site.chats.players_of, contact)
+        gained = [code for code, _ in after if code not in before]
+        if gained:
+            return keep(gained[0], contact, answers)
+        if new:
+            await run_in_threadpool(site.web.forget, contact)
+        return take_form(token, answers, 400)
 
     # the player's key ----------------------------------------------------------------------------
     def admitted(token: str) -> str | None:

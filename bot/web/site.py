@@ -53,8 +53,8 @@ class Site:
     now: Callable[[], datetime]  # naive UTC
     bot: ChatBot | None = None
     root: str = ""  # the pages' public base URL, without its last /
-    # the addresses of the proxies in front whose X-Forwarded-For is believed (none: the
-    # connection's own address is the client's)
+    # the addresses (or networks, 172.16.0.0/12) of the proxies in front whose
+    # X-Forwarded-For is believed (none: the connection's own address is the client's)
     proxies: frozenset[str] = frozenset()
     joins: Limits | None = None  # the join form's limit, per address
     app: Any = None  # the FastAPI app (which pages it serves)
@@ -62,6 +62,7 @@ class Site:
 
     def __post_init__(self) -> None:
         self.web = WebStore(self.service.db)
+        self._trusted = [n for n in map(_network, self.proxies) if n is not None]
 
     @property
     def joins_open(self) -> bool:
@@ -161,18 +162,30 @@ class Site:
         """The client's address: the connection's, or, behind a proxy we trust, the last
         address in X-Forwarded-For that is not one of our proxies (what the proxy saw)."""
         peer = request.client.host if request.client else ""
-        if peer not in self.proxies:
+        if not self._proxy(peer):
             return peer
         hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",")]
         for hop in reversed(hops):
-            if hop and hop not in self.proxies and _address(hop):
+            if hop and not self._proxy(hop) and _address(hop) is not None:
                 return hop
         return peer
 
+    def _proxy(self, host: str) -> bool:
+        if host in self.proxies:
+            return True
+        address = _address(host)
+        return address is not None and any(address in n for n in self._trusted)
 
-def _address(text: str) -> bool:
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        ipaddress.ip_address(text)
+        return ipaddress.ip_address(text)
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return None

@@ -298,3 +298,31 @@ def test_the_key_before_the_start_and_its_reset(game: WebOnlyGame) -> None:
     r = phone.post(fresh, data={"cmd": "退出", "nonce": "q"})
     assert "退出" in answers(r.text)
     assert game.console.bot.chats.members(game.code) == []
+
+
+def test_a_substitute_takes_a_seat_by_the_judges_link(game: WebOnlyGame) -> None:
+    """README: `替补 S` where people join by link answers with a one-time link; a new browser
+    opens it, takes the seat and gets its key; the old holder's pages stop working."""
+    game.open()
+    for i in range(1, 13):
+        game.join_as(f"马甲{i:02d}")
+    game.begin()
+    old = game.contact(5)
+    old_page = game.seat_page(old)
+    r = game.phone(JUDGE).post(game.judge_page, data={"cmd": "替补 5", "nonce": "sub"})
+    link = path(next(u for u in re.findall(r"https://\S+", answers(r.text)) if "/take/" in u))
+    browser = _browser(game)
+    assert browser.get(link).status_code == 200
+    r = browser.post(link, data={"nonce": "t1"})
+    assert r.status_code == 200 and "你已接替" in answers(r.text), answers(r.text)
+    key = path(next(u for u in links_on(r.text) if "/k/" in u))
+    opened = browser.get(key)
+    assert opened.status_code == 303
+    seat_page = browser.get(path(opened.headers["location"])).text
+    assert "5号" in seat_page
+    assert game.phone(old).get(old_page).status_code == 403
+    before = _rows(game)
+    again = _browser(game).post(link, data={"nonce": "t2"})  # one time only
+    assert again.status_code == 400 and "口令无效" in answers(again.text)
+    assert _browser(game).get("/take/not-a-token!").status_code == 404
+    assert _rows(game) == before
