@@ -30,4 +30,5 @@ def lobby_view(site: Site, lobby: Lobby, contact: str, answers: list[str] | None
                 players=lobby.players),
         members=members, players=lobby.players, join=join,
         join_qr=qr.inline_svg(join, t("web.lobby_join")) if join else "", inbox=inbox,
+        home=site.link("h", "", contact) if site.chats.creates_games(contact) else None,
         inbox_title=t("web.lobby_inbox"))

@@ -61,9 +61,9 @@ class RecordingWeb(WebTransport):
         self.sent.append(Sent("remove", room, members=(contact,)))
 
 
-def path(url: str) -> str:
-    assert url.startswith(BASE + "/"), url  # every link a page shows is absolute, ours
-    return url[len(BASE):]
+def path(url: str, base: str = BASE) -> str:
+    assert url.startswith(base + "/"), url  # every link a page shows is absolute, ours
+    return url[len(base):]
 
 
 def links_on(page: str) -> list[str]:
@@ -87,19 +87,21 @@ class WebOnlyGame(Demo):
 
     audit = True
 
-    def __init__(self, ruleset: str, seed: int, db_url: str, *, options: tuple[str, ...] = ()
-                 ) -> None:
+    def __init__(self, ruleset: str, seed: int, db_url: str, *, options: tuple[str, ...] = (),
+                 base: str = BASE) -> None:
+        """`base`: the pages' public base URL (a browser test's own server)."""
         super().__init__(ruleset, seed, io.StringIO(), db_url, options)
         self.db_url = db_url
+        self.base = base
         bot = self.console.bot
         self.transport = RecordingWeb(bot.chats)
         self.console.transport = bot.transport = bot.rooms.transport = self.transport
         bot.sender = TransportSender(self.transport)
         self.service.judges = frozenset()  # nobody judges by the settings: the judge is granted
         self.links = Links(bot.chats.secret(SECRET_NAME, new_secret), self.utc)
-        bot.lobby.ctx.web = PageLinks(BASE, self.links)
+        bot.lobby.ctx.web = PageLinks(base, self.links)
         self.app = create_app(self.service, bot.chats, self.links, now=self.utc, bot=bot,
-                              base=BASE)
+                              base=base)
         self.phones: dict[str, TestClient] = {}  # contact -> its browser
         self.keys: dict[str, str] = {}  # contact -> its key (path)
         self.seat_pages: dict[str, str] = {}  # contact -> its seat's page (path)
@@ -109,12 +111,16 @@ class WebOnlyGame(Demo):
         self.audits = 0
         self.talked: list[tuple[int, str]] = []  # (seat, line) said in the wolves' room
 
+    def path(self, url: str) -> str:
+        return path(url, self.base)
+
     def utc(self) -> datetime:
         return self.clock.now().astimezone(UTC).replace(tzinfo=None)
 
     def phone(self, contact: str) -> TestClient:
         if contact not in self.phones:
-            self.phones[contact] = TestClient(self.app, base_url=BASE, follow_redirects=False)
+            self.phones[contact] = TestClient(self.app, base_url=self.base,
+                                              follow_redirects=False)
         return self.phones[contact]
 
     # the start: judge-link, the home, the join link --------------------------------------------
@@ -131,7 +137,7 @@ class WebOnlyGame(Demo):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             assert main(["judge-link", JUDGE, "--db", self.db_url]) == 0
-        self.home = path(out.getvalue().strip())
+        self.home = self.path(out.getvalue().strip())
         judge = self.phone(JUDGE)
         page = judge.get(self.home)
         assert page.status_code == 200 and "新游戏" in page.text
@@ -145,9 +151,9 @@ class WebOnlyGame(Demo):
         m = re.search(r"游戏码 ([A-Z0-9]{4,8})", said)
         assert page.status_code == 200 and m, said
         self.code = m.group(1)
-        self.join = path(next(u for u in links_on(page.text) if "/join/" in u
+        self.join = self.path(next(u for u in links_on(page.text) if "/join/" in u
                               and not u.endswith((".png", ".svg"))))
-        self.judge_page = path(next(u for u in links_on(page.text) if "/j/" in u))
+        self.judge_page = self.path(next(u for u in links_on(page.text) if "/j/" in u))
         return said
 
     def begin(self) -> None:
@@ -163,11 +169,11 @@ class WebOnlyGame(Demo):
     def join_as(self, name: str) -> str:
         """A new phone opens the join link and joins as `name`; it keeps its key."""
         before = {m.contact_id for m in self.console.bot.chats.members(self.code)}
-        browser = TestClient(self.app, base_url=BASE, follow_redirects=False)
+        browser = TestClient(self.app, base_url=self.base, follow_redirects=False)
         assert browser.get(self.join).status_code == 200
         page = browser.post(self.join, data={"name": name, "nonce": uuid.uuid4().hex})
         assert page.status_code == 200, answers(page.text)
-        key = path(next(u for u in links_on(page.text) if "/k/" in u))
+        key = self.path(next(u for u in links_on(page.text) if "/k/" in u))
         (contact,) = {m.contact_id for m in self.console.bot.chats.members(self.code)} - before
         self.phones[contact] = browser
         self.keys[contact] = key
@@ -192,7 +198,7 @@ class WebOnlyGame(Demo):
         if contact not in self.seat_pages:
             r = self.phone(contact).get(self.keys[contact])
             assert r.status_code == 303, r.text[:300]
-            self.seat_pages[contact] = path(r.headers["location"])
+            self.seat_pages[contact] = self.path(r.headers["location"])
         return self.seat_pages[contact]
 
     def say(self, name: str, text: str, room: str | None = None) -> str:
@@ -240,7 +246,7 @@ class WebOnlyGame(Demo):
             assert stray == [], (contact, stray)
             assert "page:" not in page
             for room in [u for u in links_on(page) if "/room/" in u]:
-                r = self.phone(contact).get(path(room))
+                r = self.phone(contact).get(self.path(room))
                 assert r.status_code == 200
                 stray = [line for line in history_lines(r.text) if line not in got]
                 assert stray == [], (contact, room, stray)
