@@ -42,6 +42,9 @@ The channel's own settings (`wolfjudge doctor --channel NAME` names each missing
   WECHATY_PUPPET_SERVICE_ENDPOINT   host:port of the puppet service (plaintext gRPC)
   WECHATY_PUPPET_SERVICE_TOKEN      its token
   WOLFJUDGE_GATEWAY_STATUS          the gateway's status page for doctor (default: port 8789)
+  web: no chat account, the pages are the platform (README "Playing without WeChat")
+  WOLFJUDGE_WEB_URL                 the pages' public https address (WOLFJUDGE_JUDGES is not
+                                    needed: `wolfjudge judge-link NAME` grants a judge)
 With --clock the clock is virtual (tests): /clock and /advance lines on standard input move it,
 end of input stops. `wolfjudge console` is the same bot with the terminal as transport."""
 

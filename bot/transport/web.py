@@ -60,7 +60,7 @@ class WebTransport(LocalTransport):
 
     def __init__(self, chats: ChatStore) -> None:
         self.chats = chats
-        self.capabilities = Capabilities(reported=True)
+        self.capabilities = Capabilities(reported=True, nouns="web")
 
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         return None  # the row is the message: its contact's pages show it once it is sent

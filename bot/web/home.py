@@ -14,7 +14,8 @@ handler, so it is checked exactly as `新游戏` is) and a send box for any judg
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -22,7 +23,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from bot import options_text
-from bot.chat.lobby import DEFAULT_PLAYERS
+from bot.chat.lobby import CHAT_DEFAULTS, DEFAULT_PLAYERS, channel_defaults
 from bot.gametime import utcnow
 from bot.ids import MAX_ID, is_page_contact
 from bot.options_text import Option
@@ -110,6 +111,12 @@ class GameForm:
     fields: list[Field] = field(default_factory=list)
 
 
+def _defaults(opt: Option, chat: Mapping[str, str]) -> Option:
+    """The option with the platform's own default for a chat option (QQ announces in a
+    room: bot/chat/lobby.py `channel_defaults`)."""
+    return replace(opt, default=chat[opt.key]) if opt.key in chat else opt
+
+
 def _shown(opt: Option) -> str:
     """The default as the judge would type it."""
     if opt.kind == "duration":
@@ -117,13 +124,14 @@ def _shown(opt: Option) -> str:
     return options_text.typed(opt.default)
 
 
-def game_forms() -> list[GameForm]:
-    """One form per registered ruleset, every option of it and of the bot."""
+def game_forms(chat: Mapping[str, str]) -> list[GameForm]:
+    """One form per registered ruleset, every option of it and of the bot (`chat`: the bot's
+    options' defaults on this platform)."""
     forms = []
     for ruleset in ruleset_names():
         fields = []
         for key in options_text.keys(ruleset):
-            opt = options_text.option(key, ruleset)
+            opt = _defaults(options_text.option(key, ruleset), chat)
             hint = ""
             if opt.kind == "duration":
                 hint = t("web.form_duration", high=options_text.duration_text(opt.high or 0))
@@ -150,7 +158,8 @@ class FormRefused(ValueError):
     pass
 
 
-def new_game_text(fields: dict[str, str], lists: dict[str, list[str]]) -> str:
+def new_game_text(fields: dict[str, str], lists: dict[str, list[str]],
+                  chat: Mapping[str, str]) -> str:
     """The `新游戏` command the form says: the ruleset, the player count, and each option
     set away from its default (`key=value`, as a judge types it). What no form of ours can
     send (an unknown ruleset or option, a value with a space) is refused, never guessed."""
@@ -169,7 +178,7 @@ def new_game_text(fields: dict[str, str], lists: dict[str, list[str]]) -> str:
     for key in options_text.keys(ruleset):
         if key not in given:
             continue
-        opt = options_text.option(key, ruleset)
+        opt = _defaults(options_text.option(key, ruleset), chat)
         if opt.kind == "list":
             value = ",".join(v.strip() for v in lists.get(FORM_FIELD + key, []) if v.strip())
         else:
@@ -213,7 +222,9 @@ def _status(g: HomeGame) -> str:
 
 def router(site: Site) -> APIRouter:
     api = APIRouter()
-    forms = game_forms()
+    chat = (channel_defaults(site.bot.transport.capabilities) if site.bot is not None
+            else CHAT_DEFAULTS)
+    forms = game_forms(chat)
 
     def admitted(token: str) -> tuple[Claim, str] | None:
         """The home's claim and its judge, if the link is a home link of the judge's current
@@ -270,7 +281,8 @@ def router(site: Site) -> APIRouter:
         lists = await site.lists(request, FORM_FIELD)
         nonce = form.get("nonce", "")
         try:
-            text = new_game_text(form, lists) if "ruleset" in form else form.get("cmd", "")
+            text = (new_game_text(form, lists, chat) if "ruleset" in form
+                    else form.get("cmd", ""))
         except FormRefused as exc:
             return await run_in_threadpool(view, token, contact, [str(exc)], 400)
         answers = await site.send(contact, text, nonce, {"judge", f"contact:{contact}"})
