@@ -5,7 +5,9 @@ where the platform is the pages (or beside a chat platform: a member reads the r
 room's posts that went while the page's contact was in the room, and a send box. What a member
 types there is said in the room: the bot posts it to the others (`【狼群】5号：…`, as relay
 mode does in chat) and handles a command in it as in a chat room (`刀 5` in the wolves' room);
-an answer meant for the sender alone is shown on the page. Who may open a room is decided on
+an answer meant for the sender alone is shown on the page. The public room (`public.channel=
+room`) is read only: it carries the announcements; the table talks on the forum, where the
+spectators read too. Who may open a room is decided on
 every request by the room's members as the bot records them: a member taken out (gone out,
 the lovers' room after a death, a seat handed over) loses the page at once (403).
 """
@@ -19,6 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from bot.chat.rooms import PUBLIC
 from bot.service import UnknownGame
 from bot.texts import phase_text, room_name, t
 from bot.web.links import Claim, Kind
@@ -69,6 +72,7 @@ def router(site: Site, admitted: Admit) -> APIRouter:
         except UnknownGame:
             phase = ""
         return site.page("room.html", answers=answers, history=history, phase=phase,
+                         talk=group != PUBLIC,
                          title=t("web.room_title", code=code, room=room_name(group)),
                          back=site.url(f"/{kind}/{token}"),
                          stream=site.stream(f"/{kind}/{token}/events"))
@@ -85,6 +89,8 @@ def router(site: Site, admitted: Admit) -> APIRouter:
         if found is None:
             return site.denied(t("web.room_denied"))
         claim, contact, room = found
+        if group == PUBLIC:  # announcements only: the table talks on the forum
+            return site.denied(t("web.room_read_only"), 405)
         if not site.allowed((claim.kind, claim.game, claim.contact, claim.seat)):
             return site.denied(t("web.too_many"), 429)
         fields = await site.form(request)

@@ -13,18 +13,25 @@ from webonly import WebOnlyGame
 from engine.ruleset import ruleset_names
 
 
-@pytest.mark.parametrize("ruleset", ruleset_names())
-def test_a_whole_game_web_only(tmp_path: Path, ruleset: str,
+@pytest.mark.parametrize("ruleset, options", [
+    *(pytest.param(r, (), id=r) for r in ruleset_names()),
+    # the announcements on the public room's page; no rooms, the killers' lines relayed
+    pytest.param("classic", ("public.channel=room",), id="classic-public-room"),
+    pytest.param("classic", ("groups.mode=relay",), id="classic-relay"),
+])
+def test_a_whole_game_web_only(tmp_path: Path, ruleset: str, options: tuple[str, ...],
                                monkeypatch: pytest.MonkeyPatch) -> None:
     """README "Playing without WeChat": a judge from `judge-link` to the end, twelve players
     joined by the join link, every action through their pages, the wolves talking on their
     room's page; every seat's page and room page audited after every step."""
     monkeypatch.setenv("WOLFJUDGE_WEB_URL", "https://wolf.example.org")
     monkeypatch.delenv("WOLFJUDGE_WEB_SECRET", raising=False)
-    game = WebOnlyGame(ruleset, 2, f"sqlite:///{tmp_path / 'g.db'}")
+    game = WebOnlyGame(ruleset, 2, f"sqlite:///{tmp_path / 'g.db'}", options=options)
     assert game.run() != "none"
     assert game.audits > 10
-    if game.talked:  # (anomaly has no rooms: its killers act by DM)
+    if ruleset != "anomaly" and "groups.mode=relay" not in options:
+        assert game.talked  # (anomaly has no rooms; relay mode neither)
+    if game.talked:
         seat, line = game.talked[0]
         mates = [c for n, c in game.console.bot.chats.contacts(game.code).items() if n != seat]
         heard = [c for c in mates if f"【狼群】{seat}号：{line}" in str(game.transport.sent)]

@@ -129,3 +129,28 @@ def test_a_room_page_of_another_game_or_group_is_refused(day1: WebOnlyGame) -> N
                 g.code, "lovers"):
             continue
         assert r.status_code in (403, 404), group
+
+
+def test_the_public_room_is_a_page_to_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """public.channel=room on the web: the announcements go once to the public room's page,
+    which every seat reads; nobody talks there (the table talks on the forum)."""
+    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
+    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}",
+                    options=("public.channel=room",))
+    g.audit = False
+    g.open()
+    for i in range(1, 13):
+        g.join_as(f"马甲{i:02d}")
+    g.begin()
+    while g.service.state(g.code).phase == "SETUP":
+        assert g.advance()
+    contact = g.contact(2)
+    page = g.phone(contact).get(g.seat_page(contact)).text
+    public = next(u for u in links_on(page) if u.endswith("/room/public"))
+    r = g.phone(contact).get(path(public))
+    assert r.status_code == 200 and "第1天" in r.text and 'name="cmd"' not in r.text
+    r = g.phone(contact).post(path(public), data={"cmd": "大家好", "nonce": "p"})
+    assert r.status_code == 405 and "讨论请到论坛" in r.text
+    assert "大家好" not in str(g.transport.sent)
+    g.service.close()
