@@ -326,3 +326,29 @@ def test_a_substitute_takes_a_seat_by_the_judges_link(game: WebOnlyGame) -> None
     assert again.status_code == 400 and "口令无效" in answers(again.text)
     assert _browser(game).get("/take/not-a-token!").status_code == 404
     assert _rows(game) == before
+
+
+# on a chat platform (pages beside chat): nothing of this changes -------------------------------
+def test_on_a_chat_platform_players_join_by_dm_as_before(tmp_path: Path) -> None:
+    """README: `wolfjudge run` with a chat transport keeps working as today: 新游戏 tells the
+    players to DM `报名`, `报名链接` says so too, a judge may still make rooms by hand, and
+    `替补` answers with the token to DM; the judge's list names each seat's contact."""
+    from chathelp import JUDGE as CHAT_JUDGE
+    from chathelp import Table
+
+    table = Table(tmp_path)
+    try:
+        created = table.reply(CHAT_JUDGE, "新游戏 经典 groups.mode=judge")
+        assert "请玩家私聊机器人：报名" in created and "/join/" not in created
+        assert "私聊机器人报名" in table.reply(CHAT_JUDGE, "报名链接")
+        code = CODE.search(created).group(1)  # type: ignore[union-attr]
+        table.fill(code, 12)
+        started = table.reply(CHAT_JUDGE, "开始")
+        assert "（P1）" in started and "网页报名" not in started
+        token = table.reply(CHAT_JUDGE, "替补 3")
+        assert "接替" in token and "/take/" not in token
+    finally:
+        table.close()
+
+
+CODE = re.compile(r"游戏码 ([A-Z0-9]{4,8})")
