@@ -8,6 +8,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+from bot.options_text import time_text
 from engine.events import Event, Rejection
 from engine.payloads import PAYLOADS
 from engine.ruleset import get_ruleset, ruleset_names
@@ -22,9 +23,8 @@ def _templates(ruleset: str) -> dict[str, dict[str, Any]]:
             for part in ("events", "rejections", "judge")}
 
 
-# A moment as people read it: month-day and minutes (12-02 08:00), as the engine words most
-# of its times; never with seconds (issue 33). The fields of an event that hold a moment.
-SHORT_TIME = "%m-%d %H:%M"
+# The fields of an event that hold a moment, worded as the house words every time people read
+# (bot/options_text.time_text: `12-02 08:00`, never with seconds; issue 33).
 TIME_FIELDS = ("at", "due", "until")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
 
@@ -35,7 +35,7 @@ def short_time(value: Any) -> Any:
     stored games and their digests stay what they were: the wording is the renderer's."""
     if isinstance(value, str) and _ISO.fullmatch(value.strip()):
         value = datetime.fromisoformat(value.strip())
-    return value.strftime(SHORT_TIME) if isinstance(value, datetime) else value
+    return time_text(value) if isinstance(value, datetime) else value
 
 
 def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:

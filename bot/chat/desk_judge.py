@@ -20,6 +20,7 @@ from bot.commands.parse import ParseError, parse
 from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submission
 from bot.forum.reader import thread_id
 from bot.forum.thread import CHANNEL as FORUM_AUTO
+from bot.options_text import time_text
 from bot.render import render_rejection
 from bot.texts import room_name, t, text_data
 from bot.undo import Refusal
@@ -421,8 +422,8 @@ def _close_refusal(state: GameState, at: datetime) -> str | None:
     opens = state.schedule.open_at(state.day + 1)
     if at < opens:
         return None
-    return t("close_after_next_open", time=at.strftime("%H:%M"), at=at.strftime("%m-%d %H:%M"),
-             day=state.day + 1, open=opens.strftime("%m-%d %H:%M"))
+    return t("close_after_next_open", time=time_text(at.time()), at=time_text(at),
+             day=state.day + 1, open=time_text(opens))
 
 
 def _trailing_time(text: str) -> tuple[str, time | None]:
