@@ -29,6 +29,7 @@ rest from the account that wrote them; `Database.host`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -44,6 +45,7 @@ from bot.store.db import Database, of_host
 from bot.store.models import Game, OutboxRow, Player, Room
 from bot.texts import t
 
+log = logging.getLogger(__name__)
 REPLY, NORMAL, DIGEST = 0, 1, 2  # OutboxRow.priority
 TURN_HOLD = timedelta(minutes=2)  # a turn's rows go out as they are after this, if never sealed
 _TURN: ContextVar[str | None] = ContextVar("outbox_turn", default=None)
@@ -102,6 +104,7 @@ def seal(s: Session, key: str) -> int:
         if rest:
             first.text = "\n".join(r.text for r in group)
             first.priority = min(r.priority for r in group)
+            first.asks = any(r.asks for r in group)
             if any(r.target != first.target or r.game_id != first.game_id for r in rest):
                 first.address = first.address or known.get((first.game_id, first.target))
             s.execute(delete(OutboxRow).where(OutboxRow.id.in_([r.id for r in rest])))
@@ -117,6 +120,7 @@ class OutgoingMessage:
     target: str  # seat:3 | group:wolves | public | judge | contact:ID
     address: str  # the WeChat contact or room id
     text: str
+    asks: bool = False  # it asks its reader to act (OutboxRow.asks)
 
 
 class SendInterrupted(Exception):  # noqa: N818 (a stop, not an error)
@@ -130,9 +134,24 @@ class Sender(Protocol):
     A transport whose send is instant and local (the console: a line on standard output) may
     set `instant = True`: each row is then sent inside the transaction that marks it sent, so
     the mark is committed the moment the transport took it, and a deliverer in another
-    thread or process that reaches the same row finds it taken and skips it."""
+    thread or process that reaches the same row finds it taken and skips it.
+
+    A sender may also have `delivered(message)`: it is told of each row once it is marked
+    sent (the pages wake on it, bot/web/live.py)."""
 
     def send(self, message: OutgoingMessage) -> None: ...
+
+
+def _told(sender: Sender, message: OutgoingMessage) -> None:
+    """A sender that wants to know (the pages' live updates and push reminders, bot/web/
+    live.py) is told of each row once it is marked sent; what it does never fails a send."""
+    delivered = getattr(sender, "delivered", None)
+    if delivered is None:
+        return
+    try:
+        delivered(message)
+    except Exception:
+        log.exception("told of a delivery: failed")
 
 
 @dataclass
@@ -245,11 +264,12 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
             if who in blocked:
                 continue
             msg = OutgoingMessage(row.dedupe_key, row.game_id, row.channel, row.target,
-                                  address, row.text)
+                                  address, row.text, row.asks)
             try:
                 if instant:
                     if _send_and_mark(db, sender, msg, row, when):
                         report.sent += 1
+                        _told(sender, msg)
                     continue  # (False: another deliverer took it meanwhile)
                 sender.send(msg)
             except SendInterrupted:  # the bot is stopping: the row stays as it was
@@ -263,6 +283,7 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
                 s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
                     **_sent(row, address, when)))
             report.sent += 1
+            _told(sender, msg)
         if instant:
             return report
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.feed import judge_message
-from bot.render import messages_for, render_event
+from bot.render import asks, messages_for, render_event
 from engine.commands import Command
 from engine.events import Event
 from engine.model import Deadline, GameState
@@ -45,6 +45,10 @@ BROADCAST = frozenset({
     "BadgeLost", "BadgeTorn", "SelfDestruct", "IdiotRevealed", "HunterShot"})
 EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 PUBLIC_ROOM = "public"
+# What the table is told in public, kept for the game's public page (bot/web, `/g/CODE`) where
+# the game has no public room: a row on the channel PAGE (target `public`) that no transport
+# sends; the store writes it delivered (to the page) with the commit.
+PAGE = "page"
 
 
 @dataclass(frozen=True)
@@ -54,10 +58,11 @@ class Message:
 
     key: str
     seq: int
-    channel: str  # dm | group | public | judge
+    channel: str  # dm | group | public | judge | page
     target: str
     text: str
     reply: bool = False
+    asks: bool = False  # it asks its reader to act (the templates' `asks:`: a push goes too)
 
 
 @dataclass(frozen=True)
@@ -93,12 +98,16 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
     fired (and the deadline a reminder was for), as the state before the tick held them."""
     ruleset = state.ruleset
     merged: dict[tuple[str, str], tuple[int, list[str]]] = {}
+    asking: set[tuple[str, str]] = set()
 
-    def add(seq: int, channel: str, target: str, text: str | None) -> None:
+    def add(seq: int, channel: str, target: str, text: str | None, ev: Event | None = None
+            ) -> None:
         if not text:
             return
         entry = merged.setdefault((channel, target), (seq, []))
         entry[1].append(text)
+        if ev is not None and channel == "dm" and asks(ev, ruleset):
+            asking.add((channel, target))
 
     every_seat = [st.seat for st in state.seats]
     went_out = {e.data.get("seat") for e in events if e.type == "SeatOut"}
@@ -110,8 +119,8 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
         aud = ev.audience
         if aud.public:
             text = render_event(ev, ruleset)
-            if public_room and (ev.type in BROADCAST or ev.type in EVERY_SEAT):
-                add(seq, "public", PUBLIC_ROOM, text)
+            if ev.type in BROADCAST or ev.type in EVERY_SEAT:
+                add(seq, "public" if public_room else PAGE, PUBLIC_ROOM, text)
             if ev.type in EVERY_SEAT:
                 for n in every_seat:
                     add(seq, "dm", f"seat:{n}", text)
@@ -124,10 +133,10 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
             add(seq, "group", f"group:{aud.group}", render_event(ev, ruleset))
         else:  # private, or a group without a room (yet): one DM per member
             for n in aud.seats:
-                add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset))
+                add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset), ev)
     out = [Message(f"{code}/{seq}/{target}", seq, channel, target, "\n".join(texts),
                    reply=channel == "dm" and asker.seat is not None
-                   and target == f"seat:{asker.seat}")
+                   and target == f"seat:{asker.seat}", asks=(channel, target) in asking)
            for (channel, target), (seq, texts) in merged.items()]
     told_judge = judge_message(code, cmd, events, ruleset, feed=feed, asked=asker.judge,
                                deadline=deadline, parent=parent, public_room=public_room)

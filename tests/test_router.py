@@ -13,7 +13,7 @@ from randomplay_anomaly import play_anomaly
 
 from bot.feed import FEEDS
 from bot.render import messages_for, render_event
-from bot.router import BROADCAST, EVERY_SEAT, Asker, RoomsView, route
+from bot.router import BROADCAST, EVERY_SEAT, PAGE, Asker, RoomsView, route
 from engine import handle
 from engine.commands import Act, Command, Tick, Vote
 from engine.events import Event, Rejection
@@ -70,6 +70,10 @@ def test_one_message_per_recipient_per_commit_with_every_text_in_order(
 def test_the_start_is_one_dm_per_seat_and_one_to_the_judge() -> None:
     _, state, events = start_game("1" * 64)
     messages = route("G", state, events, head=0, cmd=None)
+    # (and the public page's copy of the first post: no transport sends it)
+    assert [m.text for m in messages if m.channel == PAGE] == [
+        render_event(events[0], state.ruleset)]
+    messages = [m for m in messages if m.channel != PAGE]
     assert sorted(m.target for m in messages) == sorted(
         [f"seat:{n}" for n in range(1, 13)] + ["judge"])
     for m in messages:

@@ -49,7 +49,7 @@ from bot.forum.reader import ThreadSource
 from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
-from bot.outbox import deliver
+from bot.outbox import Sender, deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
@@ -91,7 +91,7 @@ class ChatBot:
         if judges is not None:
             service.judges = frozenset(judges)
         self.transport = transport
-        self.sender = TransportSender(transport)
+        self.sender: Sender = TransportSender(transport)  # (the pages wrap it: bot/web/live.py)
         self.chats = ChatStore(service.db)
         self.rooms = Rooms(service, self.chats, transport, self.tell, self.post)
         self.forum = (ForumVotes(service, forum_source) if clock is None

@@ -139,7 +139,7 @@ class JudgeDesk:
         shown = at.strftime("%H:%M")
         contact = self.chats.contacts(r.code).get(seat)
         if contact is not None:
-            r.tell(contact, t("act_for.told", what=what, time=shown))
+            r.tell(contact, t("act_for.told", what=what, time=shown), asks=True)
         r.say(t("act_for.done", seat=seat, what=what, time=shown))
 
     # 预览 and 天亮: the judge's review of the dawn ---------------------------------------------

@@ -76,6 +76,7 @@ class PlayerDesk:
             if lobby is not None and lobby.status == "started":
                 lines.append(t("web.link_judge", code=code,
                                url=web.url("j", code, r.sender, None, epoch)))
+                lines.append(t("web.public_link", code=code, url=web.public(code)))
         for code, seat in self.chats.players_of(r.sender):
             lines.append(t("web.link_player", code=code, seat=seat,
                            url=web.url("p", code, r.sender, seat, epoch,

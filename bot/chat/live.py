@@ -33,12 +33,12 @@ from bot.capabilities import dedupe_key, describe
 from bot.chat.bot import ChatBot
 from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
 from bot.gametime import instant_of, zone
-from bot.outbox import deliver
+from bot.outbox import Sender, deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
 from bot.texts import t
-from bot.transport import Capabilities, TransportSender
+from bot.transport import Capabilities
 from bot.transport.pacing import Pacer, PacingSettings
 from bot.web.server import WebSettings, page_links, serve_in_background
 
@@ -130,7 +130,7 @@ class Deliverer:
     """The outbox's only deliverer: a thread woken by `poke`, and every few seconds for
     retries that came due."""
 
-    def __init__(self, service: Service, sender: TransportSender, every: float = 5.0) -> None:
+    def __init__(self, service: Service, sender: Sender, every: float = 5.0) -> None:
         self.service = service
         self.sender = sender
         self.every = every

@@ -5,6 +5,7 @@ the chat layer itself runs no SQL."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from bot.gametime import utcnow
 from bot.outbox import DIGEST, NORMAL, hold
+from bot.router import PAGE
 from bot.store.db import Database, of_host
 from bot.store.games import event_of
 from bot.store.models import (
@@ -28,6 +30,7 @@ from bot.store.models import (
     LogEntry,
     OutboxRow,
     Player,
+    PushSubscription,
     Room,
     RoomMember,
     RoomStay,
@@ -45,17 +48,17 @@ ROOM_CHANNELS = ("group", "public")  # outbox rows posted in a room (target grou
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
              group: str | None = None, priority: int = NORMAL,
-             host: str | None = None) -> OutboxRow:
+             host: str | None = None, asks: bool = False) -> OutboxRow:
     """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
     room `to`; held until the current turn ends (bot/outbox.py), if there is one. `host`: the
-    account that sends it, if it belongs to no game."""
+    account that sends it, if it belongs to no game; `asks`: it asks its reader to act."""
     now = utcnow()
     turn, due = hold(now)
     return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
                      channel="group" if group else "dm",
                      target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
                      text=text, created_at=now, attempts=0, next_attempt_at=due,
-                     priority=priority, turn=turn, host=host)
+                     priority=priority, turn=turn, host=host, asks=asks)
 
 
 def _stays(s: Session, game_id: str, group: str, gone: Iterable[str], new: Iterable[str]
@@ -113,22 +116,23 @@ class ChatStore:
             return s.get(ChatMessage, msg_key) is not None
 
     def handled(self, msg_key: str, sender: str, at: datetime,
-                replies: Sequence[tuple[str, str, int, str | None]]) -> bool:
+                replies: Sequence[tuple[str, str, int, str | None, bool]]) -> bool:
         """The message marked handled together with its replies (to, text, priority, the
-        game it concerns): False if it was handled meanwhile (then its replies are dropped).
+        game it concerns, whether it asks its reader to act): False if it was handled
+        meanwhile (then its replies are dropped).
         A reply about a game that has started is that game's row (its seat's page shows it);
         one about a lobby or no game belongs to none."""
         try:
             with self.db.write() as s:
                 s.add(ChatMessage(msg_id=msg_key, sender=sender, received_at=at))
                 s.flush()
-                named = {g for *_, g in replies if g is not None}
+                named = {r[3] for r in replies if r[3] is not None}
                 games = set(s.scalars(select(Game.id).where(
                     Game.id.in_(named), of_host(Game.host, self.db.host)))) if named else set()
-                for i, (to, text, priority, game) in enumerate(replies):
+                for i, (to, text, priority, game, asks) in enumerate(replies):
                     s.add(chat_row(f"chat/{msg_key}/{i}", to, text,
                                    game if game in games else None, priority=priority,
-                                   host=self.db.host))
+                                   host=self.db.host, asks=asks))
         except IntegrityError:
             return False
         return True
@@ -446,6 +450,18 @@ class ChatStore:
             out.append((sent_at, text))
         return out
 
+    def public_posts(self, game_id: str) -> list[tuple[datetime, str]]:
+        """What the game told the table in public, in the order it went (naive UTC, text):
+        its public room's posts, or, without one, the public page's copy of each
+        announcement (bot/router.py's PAGE rows)."""
+        with self.db.read() as s:
+            return [(at, text) for at, text in s.execute(
+                select(OutboxRow.sent_at, OutboxRow.text).where(
+                    OutboxRow.game_id == game_id, OutboxRow.sent_at.is_not(None),
+                    or_(OutboxRow.channel == PAGE,
+                        OutboxRow.target.in_(("public", "group:public"))))
+                .order_by(OutboxRow.sent_at, OutboxRow.id)) if at is not None]
+
     # substitution --------------------------------------------------------------------------------
     def add_token(self, token_hash: str, game_id: str, seat: int, at: datetime) -> None:
         with self.db.write() as s:
@@ -559,6 +575,38 @@ class ChatStore:
                 s.add(row)
             row.epoch += 1
             return row.epoch
+
+    # push reminders (bot/web/push.py) -----------------------------------------------------------
+    def push_subscriptions(self, contact: str) -> list[tuple[str, str, str]]:
+        """The browsers that asked for `contact`'s reminders: (endpoint, p256dh, auth)."""
+        with self.db.read() as s:
+            return [(r.endpoint, r.p256dh, r.auth) for r in s.scalars(
+                select(PushSubscription).where(PushSubscription.contact_id == contact)
+                .order_by(PushSubscription.id))]
+
+    def add_push(self, contact: str, endpoint: str, p256dh: str, auth: str,
+                 at: datetime) -> None:
+        """A browser's subscription for `contact` (the same browser again: its new keys)."""
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()
+        with self.db.write() as s:
+            row = s.scalar(select(PushSubscription).where(
+                PushSubscription.contact_id == contact,
+                PushSubscription.endpoint_hash == digest))
+            if row is None:
+                s.add(PushSubscription(contact_id=contact, endpoint_hash=digest,
+                                       endpoint=endpoint, p256dh=p256dh, auth=auth,
+                                       created_at=at))
+            else:
+                row.p256dh, row.auth = p256dh, auth
+
+    def drop_push(self, contact: str, endpoint: str) -> bool:
+        """A browser's subscription gone (`不再提醒`, or the push service said so)."""
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()
+        with self.db.write() as s:
+            found = s.execute(delete(PushSubscription).where(
+                PushSubscription.contact_id == contact,
+                PushSubscription.endpoint_hash == digest))
+            return bool(getattr(found, "rowcount", 0))
 
     def secret(self, name: str, make: Callable[[], str]) -> str:
         """The server's secret `name`, made with `make` the first time (one for every

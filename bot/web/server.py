@@ -29,6 +29,8 @@ class WebSettings(BaseSettings):
     port: int = Field(8790, ge=1, le=65535, validation_alias=AliasChoices("WOLFJUDGE_WEB_PORT"))
     link_days: int = Field(LINK_DAYS, ge=1, le=90,
                            validation_alias=AliasChoices("WOLFJUDGE_WEB_LINK_DAYS"))
+    # the push reminders a seat's page offers (`提醒我`); off: the button is not shown
+    push: bool = Field(True, validation_alias=AliasChoices("WOLFJUDGE_WEB_PUSH"))
 
 
 def page_links(service: Service, settings: WebSettings | None = None) -> PageLinks | None:
@@ -43,14 +45,19 @@ def page_links(service: Service, settings: WebSettings | None = None) -> PageLin
 
 def make_server(service: Service, links: PageLinks, settings: WebSettings,
                 bot: ChatBot | None = None) -> object:
-    """`bot`: the running chat bot that takes the pages' actions (None: the pages read)."""
+    """`bot`: the running chat bot that takes the pages' actions, whose commits and
+    deliveries keep the pages live and send the push reminders (None: the pages read)."""
     import uvicorn
 
     from bot.web.app import create_app
+    from bot.web.push import Pusher
 
-    app = create_app(service, ChatStore(service.db), links.links, bot=bot)
+    chats = ChatStore(service.db)
+    pusher = Pusher(chats, links) if bot is not None and settings.push else None
+    app = create_app(service, chats, links.links, bot=bot, base=links.base, pusher=pusher)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, access_log=False,
-                            log_level="warning", lifespan="off")
+                            log_level="warning", lifespan="off",
+                            timeout_graceful_shutdown=2)  # (open event streams end then)
     return uvicorn.Server(config)
 
 

@@ -45,11 +45,14 @@ class WebTable(Table):
         return Links("test-secret", lambda: self.now.astimezone(TZ).replace(tzinfo=None)
                      - timedelta(hours=8))
 
+    pusher: Any = None  # the push reminders (tests/chat/test_web_push.py sets them)
+
     def pages_on(self) -> None:
         self.bot.players.ctx.web = PageLinks(BASE, self.links)
         self.client = TestClient(create_app(self.service, self.bot.chats, self.links,
                                             now=lambda: self.now.replace(tzinfo=None)
-                                            - timedelta(hours=8), bot=self.bot))
+                                            - timedelta(hours=8), bot=self.bot, base=BASE,
+                                            pusher=self.pusher))
 
     def link(self, sender: str, which: str = "") -> str:
         reply = self.say(sender, "网页")
