@@ -37,6 +37,7 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.chat.bot import MAX_TEXT, ChatBot
@@ -103,6 +104,11 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
     def denied() -> HTMLResponse:
         return page("denied.html", status=403)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def no_such_page(_request: Request, exc: StarletteHTTPException) -> Response:
+        """No page here (or not that way): the same Chinese page as a bad link, no English."""
+        return page("denied.html", status=exc.status_code)
 
     def game_time(code: str) -> datetime:
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))

@@ -71,11 +71,13 @@
       if (opened) { refresh(); }  // back after a break: a change may have been missed
       opened = true;
       failures = 0;
+      body.setAttribute("data-live", "on");  // (the stream is open: what a test waits for)
       if (polling) { clearInterval(polling); polling = null; }
     });
     source.addEventListener("changed", refresh);
     source.onerror = function () {
       failures += 1;
+      body.setAttribute("data-live", "off");
       poll();  // until the stream is back (EventSource tries again by itself)
       if (source && (source.readyState === 2 || failures > 5)) { source.close(); source = null; }
     };
