@@ -1,7 +1,5 @@
 """The pages show what was delivered (issue 33): who was in each of a game's rooms, and when,
 so that a seat's page holds a room's post only if its contact was in the room when it went.
-Push reminders (issue 30): the browsers that asked for them (per contact), and whether an
-outbox row asks its reader to act.
 
 Revision ID: 0014
 Revises: 0011
@@ -46,32 +44,9 @@ def upgrade() -> None:
         ['game_id', 'room', 'contact_id', 'since'],
         sa.select(members.c.game_id, members.c.room, members.c.contact_id,
                   sa.literal(datetime(2000, 1, 1), sa.DateTime))))
-    op.create_table(
-        'push_subscriptions',
-        sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column('contact_id', sa.String(length=128), nullable=False),
-        sa.Column('endpoint_hash', sa.String(length=64), nullable=False),
-        sa.Column('endpoint', sa.Text(), nullable=False),
-        sa.Column('p256dh', sa.String(length=200), nullable=False),
-        sa.Column('auth', sa.String(length=64), nullable=False),
-        sa.Column('created_at', sa.DateTime(), nullable=False),
-        sa.PrimaryKeyConstraint('id', name=op.f('pk_push_subscriptions')),
-        sa.UniqueConstraint('contact_id', 'endpoint_hash',
-                            name=op.f('uq_push_subscriptions_contact_id_endpoint_hash')))
-    with op.batch_alter_table('push_subscriptions', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_push_subscriptions_contact_id'), ['contact_id'],
-                              unique=False)
-    with op.batch_alter_table('outbox', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('asks', sa.Boolean(), server_default=sa.false(),
-                                      nullable=False))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('outbox', schema=None) as batch_op:
-        batch_op.drop_column('asks')
-    with op.batch_alter_table('push_subscriptions', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_push_subscriptions_contact_id'))
-    op.drop_table('push_subscriptions')
     with op.batch_alter_table('room_stays', schema=None) as batch_op:
         batch_op.drop_index('ix_room_stays_game_contact')
     op.drop_table('room_stays')

@@ -74,3 +74,27 @@ def test_every_link_is_absolute_and_every_form_posts_cmd_and_nonce(web: WebTable
         # what a page loads is our own server's (no other origin)
         for src in re.findall(r'(?:src|href)="([^"]*)"', page):
             assert src.startswith("/") or src.startswith(BASE + "/"), src
+
+
+def test_bad_input_to_the_pages_is_refused_in_chinese_and_changes_nothing(web: WebTable
+                                                                          ) -> None:
+    link = web.link(web.contact[6])
+    version = web.state.version
+    huge = web.client.post(link, data={"cmd": "投 3 " + "x" * 200_000, "nonce": "big"})
+    assert huge.status_code == 413 and "太大" in huge.text
+    empty = web.client.post(link, data={"cmd": "", "nonce": "empty"})
+    assert empty.status_code == 200 and "没有输入任何指令" in empty.text
+    other = web.links.make("p", "OTHER1", web.contact[6], 6, 0)  # another game's token
+    assert web.client.post(f"/p/{other}", data={"cmd": "状态", "nonce": "o"}).status_code == 403
+    assert web.state.version == version
+    for path in ("/p/forged/manifest.webmanifest", f"/p/{other}/manifest.webmanifest"):
+        r = web.client.get(path)
+        assert r.status_code == 403 and "无法打开" in r.text
+    manifest = web.client.get(link + "/manifest.webmanifest")
+    assert manifest.headers["content-type"].startswith("application/manifest+json")
+    body = manifest.json()
+    assert body["start_url"] == BASE + link and body["display"] == "standalone"
+    assert all(icon["src"].startswith(BASE + "/static/") for icon in body["icons"])
+    sw = web.client.get("/sw.js")
+    assert sw.status_code == 200 and "showNotification" in sw.text
+    assert sw.headers["content-type"].startswith("text/javascript")
