@@ -28,16 +28,20 @@ Output: "→ NAME: TEXT" (a DM), "→ @ROOM: TEXT" (a room post), "+ @ROOM: NAME
 two spaces, "# ..." notes (a malformed line gets "# ? ..."). Logs go to standard error.
 At end of input it exits 0; started again on the same database it continues every game
 (deadlines passed meanwhile fire first; a virtual clock never goes back)."""
-RUN_HELP = """Runs the bot on WeChat through a Wechaty puppet service, on the real clock, until
+RUN_HELP = """Runs the bot on a chat platform (the channel), on the real clock, until
 SIGINT/SIGTERM. Settings from the environment (see .env.example):
-  WECHATY_PUPPET_SERVICE_ENDPOINT   host:port of the puppet service (plaintext gRPC)
-  WECHATY_PUPPET_SERVICE_TOKEN      its token
-  WOLFJUDGE_JUDGES                  the judges' WeChat ids, comma-separated
+  WOLFJUDGE_CHANNEL                 the channel, as --channel (default wechat)
+  WOLFJUDGE_JUDGES                  the judges' ids on the platform, comma-separated
   WOLFJUDGE_DATABASE_URL            default sqlite:///wolfjudge.db (run `wolfjudge migrate`)
   WOLFJUDGE_SEND_INTERVAL (1.5 s), WOLFJUDGE_SEND_JITTER (1 s), WOLFJUDGE_ROOM_INTERVAL (4 s),
   WOLFJUDGE_DAILY_CAP (3000), WOLFJUDGE_ROOMS_PER_HOUR (2), WOLFJUDGE_TZ (Asia/Shanghai)
   WOLFJUDGE_HOST                    this account's name, when several accounts (one bot and
                                     one gateway each) share one database; empty: the only one
+The channel's own settings (`wolfjudge doctor --channel NAME` names each missing one):
+  wechat: WeChat through a Wechaty puppet service (gateway/)
+  WECHATY_PUPPET_SERVICE_ENDPOINT   host:port of the puppet service (plaintext gRPC)
+  WECHATY_PUPPET_SERVICE_TOKEN      its token
+  WOLFJUDGE_GATEWAY_STATUS          the gateway's status page for doctor (default: port 8789)
 With --clock the clock is virtual (tests): /clock and /advance lines on standard input move it,
 end of input stops. `wolfjudge console` is the same bot with the terminal as transport."""
 
@@ -63,10 +67,10 @@ def _service(args: argparse.Namespace) -> Service:
     return Service(args.db)
 
 
-def _doctor(_args: argparse.Namespace) -> int:
+def _doctor(args: argparse.Namespace) -> int:
     from bot.doctor import doctor
 
-    return doctor(sys.stdout)
+    return doctor(sys.stdout, channel=args.channel)
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -163,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
     from bot.chat.live import run
 
     _logs_to_stderr()
-    return run(clock=args.clock)
+    return run(clock=args.clock, channel_name=args.channel)
 
 
 def _logs_to_stderr() -> None:
@@ -309,9 +313,18 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                        help="the time zone of the clock and of new games (default "
                             "Asia/Shanghai)")
 
-    p = sub.add_parser("run", help="run the bot on WeChat (a Wechaty puppet service; settings "
-                                   "from the environment; needs `wolfjudge migrate`)",
+    def channel_option(p: argparse.ArgumentParser) -> None:
+        from bot.transport.channels import CHANNELS, DEFAULT, ENVIRONMENT
+
+        p.add_argument("--channel", metavar="NAME", choices=sorted(CHANNELS), default=None,
+                       help=f"the chat platform: {', '.join(sorted(CHANNELS))} (default: "
+                            f"${ENVIRONMENT}, else {DEFAULT})")
+
+    p = sub.add_parser("run", help="run the bot on a chat platform (default WeChat through a "
+                                   "Wechaty puppet service; settings from the environment; "
+                                   "needs `wolfjudge migrate`)",
                        description=RUN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    channel_option(p)
     p.add_argument("--clock", metavar="YYYY-MM-DD HH:MM", default=None,
                    help="tests: a virtual clock moved by /clock and /advance lines on stdin")
     p.set_defaults(func=_run)
@@ -344,8 +357,9 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="FILE.html", required=True)
     db_option(p)
     p.set_defaults(func=_replay)
-    p = sub.add_parser("doctor", help="check the settings, the database and the gateway "
-                       "before `run` (in Chinese; exit 1 if anything needs doing)")
+    p = sub.add_parser("doctor", help="check the settings, the database and the channel (WeChat: "
+                       "the gateway) before `run` (in Chinese; exit 1 if anything needs doing)")
+    channel_option(p)
     p.set_defaults(func=_doctor)
     p = sub.add_parser("migrate", help="create or upgrade the database schema to the latest")
     db_option(p)

@@ -1,11 +1,14 @@
 """`wolfjudge doctor`: what a judge setting up needs to know before `wolfjudge run` (issue 21).
 
-It reads the same settings as `run` and checks, in order: the settings (each missing or bad one
-named), the database (reachable; its schema new, current or older), the gateway (its gRPC port
-reachable; its status page: WeChat logged in, a bot connected, messages kept, what the puppet
-can do, in the words the judges get at login). It opens no gRPC stream of its own: a second
-client's stop call would end the running bot's stream. When the status page cannot be read (an
-older gateway), what the bot last told the judges at login is shown from the outbox instead.
+It reads the same settings as `run` for the same channel (`--channel NAME`, WOLFJUDGE_CHANNEL,
+default `wechat`: bot/transport/channels.py) and checks, in order: the settings (each missing or
+bad one named, the channel's first), the database (reachable; its schema new, current or older),
+then what the channel checks of its platform. WeChat's (bot/transport/wechaty.py `checks`): the
+gateway (its gRPC port reachable; its status page: WeChat logged in, a bot connected, messages
+kept, what the puppet can do, in the words the judges get at login). It opens no connection a
+running bot would lose: a second gRPC client's stop call would end the running bot's stream.
+When the gateway's status page cannot be read (an older gateway), what the bot last told the
+judges at login is shown from the outbox instead (`Checkup.last_told`).
 
 Read only: it creates nothing (a missing SQLite file stays missing). Exit 0 when nothing needs
 doing, 1 otherwise. Every line a person reads is in texts.yaml (`doctor`).
@@ -13,30 +16,29 @@ doing, 1 otherwise. Every line a person reads is in texts.yaml (`doctor`).
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-import urllib.error
-import urllib.request
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from bot.capabilities import describe, read_report
 from bot.texts import t
 
-STATUS_PORT = 8789  # the gateway's GATEWAY_HTTP_PORT default
 TIMEOUT = 3.0
-REQUIRED = ("endpoint", "token", "judges")
 
 
 class Checkup:
-    """The lines printed and how many problems they name."""
+    """The lines printed and how many problems they name; what a channel's checks need
+    besides its settings: `timeout` (seconds for each network check), `database_url` (the
+    database, when its schema is current and the outbox can be read), `host`
+    (WOLFJUDGE_HOST)."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, timeout: float = TIMEOUT) -> None:
         self.out = out
         self.problems = 0
+        self.timeout = timeout
+        self.database_url: str | None = None
+        self.host: str | None = None
 
     def head(self, key: str, **fields: Any) -> None:
         print(t(f"doctor.{key}", **fields), file=self.out)
@@ -48,21 +50,54 @@ class Checkup:
         self.problems += 1
         print("  ✗ " + t(f"doctor.{key}", **fields), file=self.out)
 
+    def warn(self, key: str, **fields: Any) -> None:
+        """Worth knowing, not a problem."""
+        print("  ! " + t(f"doctor.{key}", **fields), file=self.out)
+
     def note(self, text: str) -> None:
         for line in text.splitlines():
             print("    " + line, file=self.out)
 
+    def last_told(self) -> None:
+        """What the bot last told the judges at login (the outbox), if the database has it."""
+        if self.database_url is None:
+            return
+        from bot.store.chat import ChatStore
+        from bot.store.db import Database
 
-def doctor(out: TextIO, timeout: float = TIMEOUT) -> int:
-    """Print the checkup; 0 when nothing needs doing."""
-    from bot.chat.live import LiveSettings, setting_names
+        db = Database(self.database_url)
+        db.host = self.host
+        try:
+            told = ChatStore(db).last_told("chat/capabilities/")
+        finally:
+            db.dispose()
+        if told is None:
+            print("    " + t("doctor.never_told"), file=self.out)
+            return
+        at, text = told
+        print("    " + t("doctor.last_told", at=at.strftime("%Y-%m-%d %H:%M UTC")),
+              file=self.out)
+        self.note(text)
 
-    check = Checkup(out)
+
+def doctor(out: TextIO, timeout: float = TIMEOUT, channel: str | None = None) -> int:
+    """Print the checkup of `channel` (None: WOLFJUDGE_CHANNEL's, else WeChat's); 0 when
+    nothing needs doing."""
+    from bot.chat.live import LiveSettings
+    from bot.transport.channels import ENVIRONMENT, chosen
+    from bot.transport.channels import channel as load_channel
+
+    check = Checkup(out, timeout)
     check.head("title")
-    settings, values = _settings(check, LiveSettings, setting_names())
-    url = _database(check, values.get("database_url") or "sqlite:///wolfjudge.db")
-    if settings is not None or values.get("endpoint"):
-        _gateway(check, values, url, timeout)
+    name = chosen(channel)
+    entry = load_channel(name)  # (an unknown name is refused by the CLI before)
+    check.head("settings")
+    check.ok("setting", name=ENVIRONMENT, value=name)
+    _settings, values = settings_checked(check, (entry.settings, LiveSettings))
+    check.host = values.get("host")
+    check.database_url = _database(check, values.get("database_url") or "sqlite:///wolfjudge.db")
+    if entry.checks is not None:
+        entry.checks(check, values)
     if check.problems:
         check.head("problems", n=check.problems)
     else:
@@ -75,25 +110,44 @@ def _one_line(exc: BaseException) -> str:
 
 
 # settings ----------------------------------------------------------------------------------------
-def _settings(check: Checkup, model: Any, names: dict[str, str]
-              ) -> tuple[Any, dict[str, Any]]:
-    """The settings from the environment (None if any is missing or bad) and the values that
-    were good; `names`: each field's environment variable."""
-    check.head("settings")
+def environment_names(model: Any) -> dict[str, str]:
+    """Each setting's field and its environment variable (what a message names)."""
+    return {f: str(info.validation_alias.choices[0])
+            for f, info in model.model_fields.items()}
+
+
+def settings_checked(check: Checkup, models: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
+    """Each model's settings from the environment (None for one with a missing or bad
+    setting) and every value that was good, by field name (a secret's in clear). Printed:
+    each required setting (a secret as set), each bad one, and the account's name."""
+    loaded: list[Any] = []
     errors: dict[str, str] = {}
-    settings = None
-    try:
-        settings = model()
-    except ValidationError as exc:
-        for err in exc.errors():
-            loc = str(err["loc"][0]) if err["loc"] else "?"
-            field = next((f for f, n in names.items() if n == loc), loc)  # named by its alias
-            errors[field] = "missing" if err["type"] == "missing" else _why(err)
-    values = {f: v for f, n in names.items() if f not in errors
-              and (v := os.environ.get(n)) is not None}
-    if settings is not None:
-        values = settings.model_dump()
-    for field in REQUIRED:
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    required: list[str] = []
+    hidden: set[str] = set()
+    for model in models:
+        own = environment_names(model)
+        names.update(own)
+        required += [f for f, info in model.model_fields.items() if info.is_required()]
+        hidden |= {f for f, info in model.model_fields.items() if info.repr is False}
+        settings = None
+        bad: dict[str, str] = {}
+        try:
+            settings = model()
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = str(err["loc"][0]) if err["loc"] else "?"
+                field = next((f for f, n in own.items() if n == loc), loc)  # by its alias
+                bad[field] = "missing" if err["type"] == "missing" else _why(err)
+        loaded.append(settings)
+        errors.update(bad)
+        if settings is not None:
+            values.update(settings.model_dump())
+        else:
+            values.update({f: v for f, n in own.items() if f not in bad
+                           and (v := os.environ.get(n)) is not None})
+    for field in required:
         name = names[field]
         if field in errors:
             if errors[field] == "missing":
@@ -101,16 +155,16 @@ def _settings(check: Checkup, model: Any, names: dict[str, str]
             else:
                 check.bad("invalid", name=name, error=errors[field])
         else:
-            shown = t("doctor.hidden") if field == "token" else values.get(field)
+            shown = t("doctor.hidden") if field in hidden else values.get(field)
             check.ok("setting", name=name, value=shown)
     for field, error in errors.items():
-        if field not in REQUIRED:
+        if field not in required:
             check.bad("invalid", name=names.get(field, field), error=error)
-    if "host" not in errors:
+    if "host" not in errors and "host" in names:
         host = values.get("host")
         check.ok("setting", name=names["host"],
                  value=host if host else t("doctor.single_account"))
-    return settings, values
+    return loaded, values
 
 
 def _why(err: Any) -> str:
@@ -149,76 +203,3 @@ def _database(check: Checkup, raw: str) -> str | None:
     else:
         check.bad("db_foreign")
     return None
-
-
-# the gateway -------------------------------------------------------------------------------------
-def _gateway(check: Checkup, values: Mapping[str, Any], url: str | None,
-             timeout: float) -> None:
-    endpoint = str(values.get("endpoint") or "")
-    check.head("gateway", endpoint=endpoint)
-    host, _, port = endpoint.rpartition(":")
-    if not host or not port.isdigit():
-        check.bad("gw_bad_endpoint", endpoint=endpoint)
-        return
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as exc:
-        check.bad("gw_unreachable", error=_one_line(exc))
-        return
-    check.ok("gw_reachable")
-    if not values.get("token"):
-        return  # (named above) without it the status page cannot be read
-    where = str(values.get("gateway_status") or f"{host}:{STATUS_PORT}")
-    page, error = _status_page(where, str(values.get("token") or ""), timeout)
-    if page is None:
-        if error == "401":
-            check.bad("gw_token")
-            return
-        print("  ! " + t("doctor.gw_no_status", where=where, error=error), file=check.out)
-        _last_told(check, url, values.get("host"))
-        return
-    if page.get("loggedIn"):
-        check.ok("gw_logged_in")
-    else:
-        check.bad("gw_not_logged_in")
-    check.ok("gw_bot_connected" if page.get("botConnected") else "gw_bot_away",
-             kept=int(page.get("kept") or 0))
-    caps = read_report(page.get("capabilities"))
-    if caps is not None:
-        check.note(describe(caps, values.get("host")))
-
-
-def _status_page(where: str, token: str, timeout: float
-                 ) -> tuple[dict[str, Any] | None, str]:
-    """The gateway's status page (gateway/status.js), or None and why not."""
-    req = urllib.request.Request(f"http://{where}/status",
-                                 headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as res:
-            page = json.loads(res.read())
-    except urllib.error.HTTPError as exc:
-        return None, str(exc.code)
-    except (OSError, ValueError) as exc:
-        return None, _one_line(exc)
-    return (page, "") if isinstance(page, dict) else (None, "?")
-
-
-def _last_told(check: Checkup, url: str | None, host: str | None) -> None:
-    """What the bot last told the judges at login (the outbox), if the database has it."""
-    if url is None:
-        return
-    from bot.store.chat import ChatStore
-    from bot.store.db import Database
-
-    db = Database(url)
-    db.host = host
-    try:
-        told = ChatStore(db).last_told("chat/capabilities/")
-    finally:
-        db.dispose()
-    if told is None:
-        print("    " + t("doctor.never_told"), file=check.out)
-        return
-    at, text = told
-    print("    " + t("doctor.last_told", at=at.strftime("%Y-%m-%d %H:%M UTC")), file=check.out)
-    check.note(text)

@@ -1,13 +1,16 @@
-"""`wolfjudge run`: the bot on WeChat (issue 9), through a Wechaty puppet service.
+"""`wolfjudge run`: the bot on a chat platform (issue 9), the channel chosen by `--channel` or
+WOLFJUDGE_CHANNEL (default `wechat`: a Wechaty puppet service; bot/transport/channels.py).
 
-    WeChat ─ puppet service ─ WechatyTransport ─ ChatBot ─ Service ─ outbox ─ one Deliverer
-                                                             └─ DeadlineScheduler (real clock)
+    platform ─ the channel's Transport ─ ChatBot ─ Service ─ outbox ─ one Deliverer
+                                                       └─ DeadlineScheduler (real clock)
 
-Settings come from the environment (`LiveSettings`); a missing one is named. The outbox has
-one deliverer thread (a transport whose sends can time out must not have two, or a row could
-go twice); everything that wants delivery wakes it. After a reconnect the judges are told that
-messages sent meanwhile may be lost. When the puppet asks for a login, the QR code is drawn on
-standard error and its URL printed.
+Settings come from the environment: the channel's own (WeChat's: `WechatSettings`) and the
+common ones (`LiveSettings`); a missing one is named. This module names no platform: it drives
+the channel's transport through the `Transport` interface (start, wait_ready, wait_settled,
+halt, stop, and the handler and callbacks it sets). The outbox has one deliverer thread (a
+transport whose sends can time out must not have two, or a row could go twice); everything that
+wants delivery wakes it. After a reconnect the judges are told that messages sent meanwhile may
+be lost; at each report of what the account can do, what that is.
 
 `--clock "YYYY-MM-DD HH:MM"` (tests): the clock is virtual and moves only by `/clock` and
 `/advance` lines on standard input, as on the console; the scheduler does not run.
@@ -16,7 +19,6 @@ standard error and its URL printed.
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import signal
 import sys
@@ -24,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import TextIO
+from typing import Any, TextIO
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +34,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.capabilities import dedupe_key, describe
 from bot.chat.bot import ChatBot
 from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
+from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
 from bot.outbox import Sender, deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
@@ -39,43 +42,39 @@ from bot.service import Service
 from bot.store.settings import database_url
 from bot.texts import t
 from bot.transport import Capabilities
-from bot.transport.pacing import Pacer, PacingSettings
+from bot.transport.channels import Channel, Setup, UnknownChannel, channel, chosen
+from bot.transport.pacing import PacingSettings
 from bot.web.server import WebSettings, page_links, serve_in_background
 
 log = logging.getLogger(__name__)
-QR_URL = "https://wechaty.js.org/qrcode/"
 
 
 class LiveSettings(BaseSettings):
-    """What `wolfjudge run` reads from the environment."""
+    """What `wolfjudge run` reads from the environment whatever the channel (a channel's own
+    settings are its module's: bot/transport/channels.py)."""
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
-    endpoint: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_ENDPOINT"),
-                          min_length=1)
-    token: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_TOKEN"),
-                       min_length=1)
     judges: str = Field(validation_alias=AliasChoices("WOLFJUDGE_JUDGES"), min_length=1)
     database_url: str = Field("sqlite:///wolfjudge.db",
                               validation_alias=AliasChoices("WOLFJUDGE_DATABASE_URL"))
     time_zone: str = Field("Asia/Shanghai", validation_alias=AliasChoices("WOLFJUDGE_TZ"))
-    send_interval: float = Field(1.5, ge=0,
-                                 validation_alias=AliasChoices("WOLFJUDGE_SEND_INTERVAL"))
-    send_jitter: float = Field(1.0, ge=0, validation_alias=AliasChoices("WOLFJUDGE_SEND_JITTER"))
-    room_interval: float = Field(4.0, ge=0,
-                                 validation_alias=AliasChoices("WOLFJUDGE_ROOM_INTERVAL"))
-    daily_cap: int = Field(3000, ge=1, validation_alias=AliasChoices("WOLFJUDGE_DAILY_CAP"))
-    rooms_per_hour: int = Field(2, ge=0,
-                                validation_alias=AliasChoices("WOLFJUDGE_ROOMS_PER_HOUR"))
+    # The pacing (bot/transport/pacing.py): unset, the channel's own defaults (`Channel.pacing`:
+    # WeChat 1.5 s + 1 s, QQ 2 s + 1.5 s between sends …).
+    send_interval: float | None = Field(
+        None, ge=0, validation_alias=AliasChoices("WOLFJUDGE_SEND_INTERVAL"))
+    send_jitter: float | None = Field(None, ge=0,
+                                      validation_alias=AliasChoices("WOLFJUDGE_SEND_JITTER"))
+    room_interval: float | None = Field(
+        None, ge=0, validation_alias=AliasChoices("WOLFJUDGE_ROOM_INTERVAL"))
+    daily_cap: int | None = Field(None, ge=1,
+                                  validation_alias=AliasChoices("WOLFJUDGE_DAILY_CAP"))
+    rooms_per_hour: int | None = Field(
+        None, ge=0, validation_alias=AliasChoices("WOLFJUDGE_ROOMS_PER_HOUR"))
     # The account's name when several share one database (ARCHITECTURE.md "Scale"): each bot
     # hosts, schedules and sends only its own games. Empty: the single account.
     host: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$",
                              validation_alias=AliasChoices("WOLFJUDGE_HOST"))
-
-    # The gateway's status page (gateway/status.js), read by `wolfjudge doctor` only;
-    # default: the endpoint's host, port 8789.
-    gateway_status: str | None = Field(
-        None, validation_alias=AliasChoices("WOLFJUDGE_GATEWAY_STATUS"))
 
     @field_validator("host", mode="before")
     @classmethod
@@ -86,44 +85,40 @@ class LiveSettings(BaseSettings):
     def judge_list(self) -> list[str]:
         return [j.strip() for j in self.judges.split(",") if j.strip()]
 
-    @property
-    def pacing(self) -> PacingSettings:
-        return PacingSettings(interval=self.send_interval, jitter=self.send_jitter,
-                              room_interval=self.room_interval, daily_cap=self.daily_cap,
-                              rooms_per_hour=self.rooms_per_hour)
+    def pacing(self, defaults: PacingSettings) -> PacingSettings:
+        """The channel's pacing `defaults`, with each setting given in the environment."""
+        def given(value: float | None, default: float) -> float:
+            return default if value is None else value
+
+        d = defaults
+        return PacingSettings(
+            interval=given(self.send_interval, d.interval),
+            jitter=given(self.send_jitter, d.jitter),
+            room_interval=given(self.room_interval, d.room_interval),
+            daily_cap=d.daily_cap if self.daily_cap is None else self.daily_cap,
+            rooms_per_hour=d.rooms_per_hour if self.rooms_per_hour is None
+            else self.rooms_per_hour)
 
 
-def setting_names() -> dict[str, str]:
-    """Each setting's field and its environment variable (what a message names)."""
-    return {f: str(info.validation_alias.choices[0])  # type: ignore[union-attr]
-            for f, info in LiveSettings.model_fields.items()}
-
-
-def load_settings() -> LiveSettings:
-    """The settings, or a SystemExit naming each missing or bad one."""
-    try:
-        return LiveSettings()  # from the environment
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            # (pydantic names a field by its alias: the environment variable itself)
-            name = str(err["loc"][0]) if err["loc"] else "?"
-            problems.append(f"{name} is not set" if err["type"] == "missing"
-                            else f"{name}: {err['msg']}")
+def load_settings(chosen_channel: Channel[Any]) -> tuple[LiveSettings, Any]:
+    """The common settings and the channel's, or a SystemExit naming each missing or bad one
+    (the channel's first)."""
+    problems: list[str] = []
+    loaded: list[Any] = []
+    for model in (chosen_channel.settings, LiveSettings):
+        try:
+            loaded.append(model())  # from the environment
+        except ValidationError as exc:
+            for err in exc.errors():
+                # (pydantic names a field by its alias: the environment variable itself)
+                name = str(err["loc"][0]) if err["loc"] else "?"
+                problems.append(f"{name} is not set" if err["type"] == "missing"
+                                else f"{name}: {err['msg']}")
+    if problems:
         raise SystemExit("wolfjudge run: " + "; ".join(problems)
-                         + " (see .env.example and the README's deployment section)") from None
-
-
-def show_qr(qrcode: str, out: TextIO = sys.stderr) -> None:
-    """The login QR code, drawn in the terminal, and its URL."""
-    import qrcode as qrlib
-
-    qr = qrlib.QRCode(border=1)
-    qr.add_data(qrcode)
-    buf = io.StringIO()
-    qr.print_ascii(out=buf)
-    print(f"请用机器人的微信扫码登录 / scan to log in:\n{buf.getvalue()}{QR_URL}{qrcode}",
-          file=out, flush=True)
+                         + " (see .env.example and the README's deployment section)")
+    own, common = loaded
+    return common, own
 
 
 class Deliverer:
@@ -173,22 +168,30 @@ def tell_capabilities(bot: ChatBot, judges: list[str], today: Callable[[], date]
 
 
 def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
-    """After a reconnect: the judges learn that messages sent meanwhile may be lost."""
+    """After a reconnect: the judges learn what became of the messages sent meanwhile (in the
+    platform's words: kept by the gateway, or caught up from QQ's history)."""
     def told() -> None:
+        text = t(f"channels.{bot.transport.capabilities.nouns}.reconnected")
         for judge in judges:
-            bot.tell(judge, t("reconnected"))
+            bot.tell(judge, text)
     return told
 
 
-def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    from bot.transport.wechaty import WechatyTransport
-
-    settings = load_settings()
+def run(*, clock: str | None = None, channel_name: str | None = None,
+        inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """`channel_name`: `--channel` (None: WOLFJUDGE_CHANNEL, else `wechat`)."""
+    name = chosen(channel_name)
+    try:
+        entry = channel(name)
+    except UnknownChannel as exc:
+        raise SystemExit(f"wolfjudge run: {exc}") from None
+    settings, own = load_settings(entry)
     url = database_url(settings.database_url)
     prepare_schema(url)
     service = Service(url, judges=settings.judge_list, host=settings.host)
-    transport = WechatyTransport(settings.endpoint, settings.token, pacer=Pacer(settings.pacing),
-                                 on_scan=lambda code, _status: show_qr(code))
+    transport = entry.build(own, Setup(service=service, judges=tuple(settings.judge_list),
+                                       host=settings.host,
+                                       pacing=settings.pacing(entry.pacing)))
     stop = threading.Event()
     virtual = None
     if clock is not None:
@@ -214,8 +217,12 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     service.on_commit.append(lambda _gid: deliverer.poke())
     transport.handler = clocked.incoming  # with --clock, messages come at the virtual time
     transport.on_reconnect = tell_judges(bot, settings.judge_list)
-    transport.on_capabilities = tell_capabilities(
-        bot, settings.judge_list, lambda: datetime.now(zone(settings.time_zone)).date())
+    today = lambda: datetime.now(zone(settings.time_zone)).date()  # noqa: E731
+    transport.on_capabilities = tell_capabilities(bot, settings.judge_list, today)
+    reach = Reach(bot, today, me=lambda: transport.capabilities.account)
+    transport.on_friend_request = reach.friend_request
+    transport.on_unreachable = reach.unreachable
+    transport.on_guarded = reach.guarded
     if virtual is not None:
         clocked.align_clock()  # before a message (a replayed one too) can come in
     deliverer.start()
@@ -223,9 +230,9 @@ def run(*, clock: str | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.
     try:
         if not _wait(stop, transport.wait_ready, 60):
             if not stop.is_set():
-                log.warning("not connected to %s yet; still trying", settings.endpoint)
+                log.warning("channel %s: not connected yet; still trying", name)
         elif virtual is None:
-            # What the gateway kept while the bot was away is applied at its own time before
+            # What the platform kept while the bot was away is applied at its own time before
             # the deadlines that passed meanwhile fire (a night action sent in time counts).
             transport.wait_settled()
         if virtual is not None:

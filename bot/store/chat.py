@@ -409,6 +409,14 @@ class ChatStore:
             out.setdefault(rid, [])
         return out
 
+    def bound_rooms(self) -> list[tuple[str, str, str]]:
+        """The rooms of this account's games under way: (game, room name, room id)."""
+        with self.db.read() as s:
+            return [(g, n, r) for g, n, r in s.execute(
+                select(Room.game_id, Room.name, Room.room_id).join(Game, Game.id == Room.game_id)
+                .where(of_host(Game.host, self.db.host), Game.status == "active")
+                .order_by(Room.game_id, Room.name))]
+
     def change_room_members(self, game_id: str, group: str, gone: Iterable[str],
                             new: Iterable[str]) -> None:
         gone, new = list(gone), list(new)

@@ -1,16 +1,26 @@
-"""The one transport interface (issue 8). Everything outside `bot/transport/` talks to a
-`Transport`; only the modules in here know whether that is the terminal, memory or WeChat.
+"""The one transport interface (issues 8 and 33). Everything outside `bot/transport/` talks to
+a `Transport`; only the modules in here know whether that is the terminal, memory or a chat
+platform (a channel: bot/transport/channels.py says which there are and how to add one).
 
-A transport receives messages (handed to the bot as `Incoming`) and does five things: send a DM,
-post in a room, create a room with members, add or remove a member, list a room's members. What
-it cannot do it says up front (`can_create_rooms`, `can_manage_members`) or by raising
-`Unsupported` (never supported) or `Refused` (not now: rate-limited, blocked, offline); the bot
-then degrades (the judge makes the room by hand and binds it, or the bot relays).
+A transport receives messages (handed to its `handler` as `Incoming`) and does five things: send
+a DM, post in a room, create a room with members, add or remove a member, list a room's members.
+What it cannot do it says up front (`capabilities`, `can_create_rooms`, `can_manage_members`) or
+by raising `Unsupported` (never supported) or `Refused` (not now: rate-limited, blocked,
+offline); the bot then degrades (the judge makes the room by hand and binds it, or the bot
+relays). The bot degrades on capabilities, never on which platform it is.
+
+Its life cycle, as `wolfjudge run` (bot/chat/live.py) drives it: the runner sets `handler`,
+`on_reconnect` and `on_capabilities`, calls `start()`, waits for `wait_ready()` (connected) and
+`wait_settled()` (what the platform kept while the bot was away handled), and at a stop calls
+`halt()` (no new send starts; safe from a signal handler) and then `stop()`. A transport with
+no connection of its own (the console's, memory's) keeps the defaults: ready and settled at
+once, nothing to start or stop (`LocalTransport`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -33,7 +43,12 @@ class Incoming:
 class Capabilities:
     """What the account behind a transport can do, as its gateway reported it at login
     (`reported` False: nothing was reported, everything is assumed and learned on the first
-    failure). `puppet`: the puppet's package name, when known."""
+    failure). `puppet`: the puppet's package name, when known. `nouns`: the words that name
+    the platform's things to people (texts.yaml `channels`: 微信群 or QQ群, 微信号 or QQ号):
+    the chat layer words every text with them, whatever the platform. `announce_in_room`: the
+    platform's risk control watches one text DMed to many, so a game's public announcements go
+    to its public room by default (`public.channel=room`; by DM until one is bound).
+    `account`: the bot's own id where people must type it (QQ: the number to befriend)."""
 
     send_dm: bool = True
     create_rooms: bool = True
@@ -42,6 +57,9 @@ class Capabilities:
     list_members: bool = True
     puppet: str | None = None
     reported: bool = False
+    nouns: str = "wechat"
+    announce_in_room: bool = False
+    account: str | None = None  # the account's own id, where people need it (a QQ number)
 
 
 class TransportError(Exception):
@@ -56,17 +74,73 @@ class Refused(TransportError):
     """The platform refused it this time (rate limit, blocked, not a friend)."""
 
 
+class Unreachable(Refused):
+    """The contact cannot get a DM from this account until they do something (on QQ: become
+    the bot's friend); the message stays queued."""
+
+
+class ByHand(Unsupported):
+    """A person must do this (on QQ: remove a member from a group the bot is no admin of)."""
+
+
 class Interrupted(TransportError, SendInterrupted):
     """The bot is stopping: nothing was sent (bot/outbox.py's `SendInterrupted`)."""
 
 
 class Transport(ABC):
     """What the bot needs of a chat platform. Room ids are the transport's; `name` is what
-    players see. `instant`: a send is local and cannot half-fail (bot/outbox.py)."""
+    players see. `instant`: a send is local and cannot half-fail (bot/outbox.py).
+
+    The callbacks the runner sets before `start`: `handler` gets each received message, one
+    at a time and in arrival order (it does database work: call it off any event loop);
+    `on_reconnect` is called after each connection but the first (messages sent meanwhile
+    may be lost: the judges are told); `on_capabilities` with what the account can do, each
+    time the platform reports it (the judges are told). A transport calls the last two on the
+    thread it calls `handler` on, in order with the messages.
+
+    Three more, for a platform that limits whom the bot reaches (QQ; bot/chat/reach.py
+    answers them, a platform without such limits never calls them), on the same thread:
+    `on_friend_request(contact, comment) -> bool` (approve someone asking to be the bot's
+    contact?), `on_unreachable(contact)` (a DM cannot reach them until they act: the judge is
+    told), `on_guarded(conversation, is_room)` (the transport holds sends to one conversation a
+    while, before the platform's risk control would flag it: the judge is told)."""
 
     can_create_rooms: bool = True
     can_manage_members: bool = True
     instant: bool = False
+    capabilities: Capabilities = Capabilities()  # until the platform reports them
+    handler: Callable[[Incoming], None] | None = None
+    on_reconnect: Callable[[], None] | None = None
+    on_capabilities: Callable[[Capabilities], None] | None = None
+    on_friend_request: Callable[[str, str], bool] | None = None
+    on_unreachable: Callable[[str], None] | None = None
+    on_guarded: Callable[[str, bool], None] | None = None
+
+    # life cycle -------------------------------------------------------------------------------
+    @abstractmethod
+    def start(self) -> None:
+        """Connect and receive in the background; return at once."""
+
+    @abstractmethod
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Connected (logged in), within `timeout` seconds; False if not yet."""
+
+    @abstractmethod
+    def wait_settled(self, limit: float = 30.0) -> bool:
+        """Connected, and what the platform kept for the bot while it was away handled (the
+        runner starts the deadlines after this, so a night action sent before a deadline
+        that passed meanwhile counts); False after `limit` seconds."""
+
+    @abstractmethod
+    def halt(self) -> None:
+        """No new send starts from now on (a waiting send ends with `Interrupted`); the one in
+        flight finishes. The first step of a clean stop; safe from a signal handler."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Disconnect and stop receiving (after `halt`): the message being handled finishes."""
+
+    # sending ----------------------------------------------------------------------------------
 
     @abstractmethod
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
@@ -88,6 +162,26 @@ class Transport(ABC):
 
     def members(self, room: str) -> list[str]:
         raise Unsupported("this transport cannot list room members")
+
+
+class LocalTransport(Transport):
+    """A transport with no connection of its own (the terminal's, memory's): nothing to
+    start or stop, ready and settled at once."""
+
+    def start(self) -> None:
+        return None
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return True
+
+    def wait_settled(self, limit: float = 30.0) -> bool:
+        return True
+
+    def halt(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
 
 
 class TransportSender:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
-from bot.transport import Refused, Transport
+from bot.transport import LocalTransport, Refused
 
 
 def _lines(head: str, text: str) -> str:
@@ -28,7 +28,7 @@ class Output(Protocol):
     def flush(self) -> None: ...
 
 
-class ConsoleTransport(Transport):
+class ConsoleTransport(LocalTransport):
     instant = True
 
     def __init__(self, out: Output) -> None:

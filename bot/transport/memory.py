@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.transport import Refused, Transport, Unsupported
+from bot.transport import LocalTransport, Refused, Unsupported
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class Sent:
 
 
 @dataclass
-class MemoryTransport(Transport):
+class MemoryTransport(LocalTransport):
     """`rooms_allowed=False`: a transport that cannot make rooms; `refuse`: contacts or room
     ids whose sends are refused (the platform said no)."""
 

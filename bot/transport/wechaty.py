@@ -1,5 +1,7 @@
-"""The WeChat transport: a Wechaty puppet service over gRPC (issue 9). The only module that
-imports wechaty.
+"""The WeChat channel (`wechat`, bot/transport/channels.py): its transport, a Wechaty puppet
+service over gRPC (issue 9), its settings (`WechatSettings`), how `wolfjudge run` builds it
+(`build`, the login QR code on standard error) and what `wolfjudge doctor` checks of the gateway
+(`checks`). The only module that imports wechaty.
 
     gRPC event stream ─> asyncio loop thread ─> queue ─> worker thread ─> handler(Incoming)
     worker thread: send_dm/post/create_room/... ─> run_coroutine_threadsafe ─> loop ─> gRPC
@@ -76,23 +78,30 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import io
 import json
 import logging
 import os
 import queue
 import random
 import socket
+import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 import warnings
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
-from bot.capabilities import read_report
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.capabilities import describe, read_report
 from bot.transport import (
     Capabilities,
     Incoming,
@@ -102,7 +111,11 @@ from bot.transport import (
     TransportError,
     Unsupported,
 )
+from bot.transport.channels import Channel, Setup
 from bot.transport.pacing import Pacer
+
+if TYPE_CHECKING:
+    from bot.doctor import Checkup
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -287,7 +300,7 @@ class WechatyTransport(Transport):
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
 
-    def wait_settled(self, quiet: float = 2.0, limit: float = 30.0) -> bool:
+    def wait_settled(self, limit: float = 30.0, *, quiet: float = 2.0) -> bool:
         """Connected, and the messages that come at once after a login (the gateway replays
         what was kept while the bot was away) handled: no message event for `quiet` seconds
         and none waiting. `run` starts the deadlines after this, so that a night action sent
@@ -612,3 +625,102 @@ class WechatyTransport(Transport):
             return [m for m in await s.puppet.room_members(room) if m != s.self_id]
 
         return self._call(f"members of {room}", read)
+
+
+# the channel (bot/transport/channels.py) ----------------------------------------------------------
+QR_URL = "https://wechaty.js.org/qrcode/"
+STATUS_PORT = 8789  # the gateway's GATEWAY_HTTP_PORT default
+
+
+class WechatSettings(BaseSettings):
+    """What the WeChat channel reads from the environment (besides `LiveSettings`)."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    endpoint: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_ENDPOINT"),
+                          min_length=1)
+    token: str = Field(validation_alias=AliasChoices("WECHATY_PUPPET_SERVICE_TOKEN"),
+                       min_length=1, repr=False)
+    # The gateway's status page (gateway/status.js), read by `wolfjudge doctor` only;
+    # default: the endpoint's host, port 8789.
+    gateway_status: str | None = Field(
+        None, validation_alias=AliasChoices("WOLFJUDGE_GATEWAY_STATUS"))
+
+
+def show_qr(qrcode: str, out: TextIO | None = None) -> None:
+    """The login QR code, drawn in the terminal (standard error), and its URL."""
+    import qrcode as qrlib
+
+    qr = qrlib.QRCode(border=1)
+    qr.add_data(qrcode)
+    buf = io.StringIO()
+    qr.print_ascii(out=buf)
+    print(f"请用机器人的微信扫码登录 / scan to log in:\n{buf.getvalue()}{QR_URL}{qrcode}",
+          file=out or sys.stderr, flush=True)
+
+
+def build(settings: WechatSettings, setup: Setup) -> WechatyTransport:
+    """`wolfjudge run`'s transport: paced, the login QR code shown when the puppet asks."""
+    return WechatyTransport(settings.endpoint, settings.token, pacer=Pacer(setup.pacing),
+                            on_scan=lambda code, _status: show_qr(code))
+
+
+def checks(check: Checkup, values: Mapping[str, Any]) -> None:
+    """`wolfjudge doctor`: the gateway reachable, its token right, WeChat logged in, a bot
+    connected, what the puppet can do (its status page; never a gRPC stream of its own)."""
+    endpoint = str(values.get("endpoint") or "")
+    if not endpoint:
+        return  # (named among the settings)
+    check.head("gateway", endpoint=endpoint)
+    host, _, port = endpoint.rpartition(":")
+    if not host or not port.isdigit():
+        check.bad("gw_bad_endpoint", endpoint=endpoint)
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=check.timeout).close()
+    except OSError as exc:
+        check.bad("gw_unreachable", error=_one_line(exc))
+        return
+    check.ok("gw_reachable")
+    if not values.get("token"):
+        return  # (named above) without it the status page cannot be read
+    where = str(values.get("gateway_status") or f"{host}:{STATUS_PORT}")
+    page, error = _status_page(where, str(values.get("token") or ""), check.timeout)
+    if page is None:
+        if error == "401":
+            check.bad("gw_token")
+            return
+        check.warn("gw_no_status", where=where, error=error)
+        check.last_told()
+        return
+    if page.get("loggedIn"):
+        check.ok("gw_logged_in")
+    else:
+        check.bad("gw_not_logged_in")
+    check.ok("gw_bot_connected" if page.get("botConnected") else "gw_bot_away",
+             kept=int(page.get("kept") or 0))
+    caps = read_report(page.get("capabilities"))
+    if caps is not None:
+        check.note(describe(caps, values.get("host")))
+
+
+def _one_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
+def _status_page(where: str, token: str, timeout: float
+                 ) -> tuple[dict[str, Any] | None, str]:
+    """The gateway's status page (gateway/status.js), or None and why not."""
+    req = urllib.request.Request(f"http://{where}/status",
+                                 headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            page = json.loads(res.read())
+    except urllib.error.HTTPError as exc:
+        return None, str(exc.code)
+    except (OSError, ValueError) as exc:
+        return None, _one_line(exc)
+    return (page, "") if isinstance(page, dict) else (None, "?")
+
+
+CHANNEL = Channel(settings=WechatSettings, build=build, checks=checks)

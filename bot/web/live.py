@@ -26,7 +26,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 from bot.outbox import OutgoingMessage, Sender
-from bot.router import BROADCAST, EVERY_SEAT, PAGE
+from bot.router import PAGE, announced
 from bot.store.chat import ROOM_CHANNELS, ChatStore
 from engine.events import Event
 from engine.model import GameState
@@ -104,8 +104,7 @@ class Hub:
         """A commit (Service.on_commit_state): the judge's pages, and the public page when
         the commit wrote its copy of an announcement."""
         keys = [judged(game)]
-        if any(e.audience.public and (e.type in BROADCAST or e.type in EVERY_SEAT)
-               for e in events):
+        if any(e.audience.public and announced(e.type) for e in events):
             keys.append(public(game))
         self.wake(keys)
 

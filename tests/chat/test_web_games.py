@@ -25,7 +25,7 @@ from told import history_lines, received, received_lines
 from bot.chat import reports
 from bot.chat.demo import Demo
 from bot.render import render_event
-from bot.router import BROADCAST, EVERY_SEAT
+from bot.router import announced
 from bot.service import event_of
 from bot.transport import TransportSender
 from bot.transport.console import ConsoleTransport, Output
@@ -145,7 +145,7 @@ class PagedDemo(Demo):
         page = client.get(f"/g/{self.code}").text
         told = {line.strip() for r in rows if r.kind == "event"
                 and (r.audience or {}).get("public")
-                and (r.type in BROADCAST or r.type in EVERY_SEAT)
+                and announced(r.type)
                 for line in render_event(event_of(r.body), state.ruleset).split("\n")}
         room = self.console.bot.chats.room_id(self.code, "public")
         told |= {line.strip() for s in self.recording.sent
