@@ -49,7 +49,7 @@ from bot.forum.reader import ThreadSource
 from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
-from bot.outbox import Sender, deliver
+from bot.outbox import Sender, current_turn, deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
@@ -161,10 +161,9 @@ class ChatBot:
         msg_key = self._key(msg)
         if msg_key is None:
             return None
-        key = f"msg/{msg_key}"
-        with self.service.turn(key):
+        with self.service.turn(f"msg/{msg_key}"):
             self._handle(msg, msg_key)
-            return self.chats.take_answers(key, msg.sender, set(answers))
+            return self.chats.take_answers(current_turn() or "", msg.sender, set(answers))
 
     def _key(self, msg: Incoming) -> str | None:
         """The message's key, or None when it is not to be handled (no id, a bad sender, or
@@ -354,7 +353,7 @@ class ChatBot:
             elif p.verb == "help":
                 r.say(self._stranger_help(msg.sender))
             else:
-                r.say(t("no_game") if msg.sender not in self.judges else t("help_judge"))
+                r.say(t("no_game") if msg.sender not in self.judges else t("judge_no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],
