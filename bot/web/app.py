@@ -41,14 +41,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.chat.bot import MAX_TEXT, ChatBot
+from bot.chat.desk_records import new_slug
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.gametime import instant_of, utcnow, wall_clock, zone
 from bot.ids import GAME_ID
+from bot.records.balance import Background
+from bot.records.report import pct
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import t, text_data
 from bot.transport import Incoming
-from bot.web import live, pages
+from bot.web import community, live, pages
 from bot.web.links import Claim, Kind, Links
 from bot.web.push import BadSubscription, Pusher
 from bot.web.replay import replay_data, replay_page
@@ -70,17 +73,21 @@ VOTES_IN_PUBLIC = ("forum", FORUM_AUTO)  # votes.channel values whose votes the 
 
 def create_app(service: Service, chats: ChatStore, links: Links,
                now: Callable[[], datetime] = utcnow, bot: ChatBot | None = None, *,
-               base: str = "", pusher: Pusher | None = None) -> FastAPI:
+               base: str = "", pusher: Pusher | None = None,
+               simulations: Callable[[str], None] | None = None) -> FastAPI:
     """The pages of `service`'s games. `bot`: the chat bot that takes what is typed on a page
     (the same router and checks as a DM), whose deliveries and commits wake the pages' streams;
     None: the pages only read (`wolfjudge web` beside a bot in another process: they fetch
     themselves every 30 seconds). `base`: the pages' public base URL (WOLFJUDGE_WEB_URL),
-    which every link shown starts with; `pusher`: the push reminders (None: off)."""
+    which every link shown starts with; `pusher`: the push reminders (None: off).
+    `simulations`: how a board the community page shows gets the simulator's numbers
+    computed (default: once, in a process of its own)."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.globals["t"] = t
     env.globals["data"] = text_data
+    env.globals["pct"] = pct
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     limits = RateLimits()
     lock = threading.Lock()  # one page action at a time (the chat bot's own order)
@@ -350,9 +357,13 @@ def create_app(service: Service, chats: ChatStore, links: Links,
                 data = None
         if data is None:
             return page("denied.html", status=404, reason=t("web.replay_not_over"))
+        data["community"] = community.community_link(service, code, new_slug)
         built = replay_page(data)
         return HTMLResponse(built.html, headers={"Content-Security-Policy": built.csp})
 
+    # the community pages (records, leaderboard, boards): /c/SLUG (bot/web/community.py)
+    community.mount(app, service, page, simulations or Background(
+        service.db.engine.url.render_as_string(hide_password=False)).request)
     return app
 
 

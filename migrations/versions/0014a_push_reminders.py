@@ -2,7 +2,7 @@
 outbox row asks its reader to act (a push reminder goes with it).
 
 Revision ID: 0014a
-Revises: 0012
+Revises: 0013
 Create Date: 2026-12-05 12:00:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0014a'
-down_revision: str | None = '0012'
+down_revision: str | None = '0013'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
