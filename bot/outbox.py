@@ -124,7 +124,7 @@ class SendInterrupted(Exception):  # noqa: N818 (a stop, not an error)
     attempt counted, no back-off); the row stays unsent and goes after the restart."""
 
 
-class Sender(Protocol):
+class Courier(Protocol):
     """A transport. `send` raises on failure; it must drop a dedupe key it has delivered.
 
     A transport whose send is instant and local (the console: a line on standard output) may
@@ -222,7 +222,7 @@ def _pending(db: Database, game_ids: list[str] | None, limit: int
     return rows, known
 
 
-def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
+def deliver(db: Database, courier: Courier, *, now: datetime | None = None,
             game_ids: Iterable[str] | None = None, limit: int = 1000,
             stop: Callable[[], bool] | None = None) -> DeliveryReport:
     """Send what is due, in the queue's order (the module's docstring). A transport that is
@@ -230,7 +230,7 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
     `stop`: asked before each send, True ends the delivery (the rest stays unsent)."""
     report = DeliveryReport()
     ids = list(game_ids) if game_ids is not None else None
-    instant = getattr(sender, "instant", False)
+    instant = getattr(courier, "instant", False)
     blocked: set[tuple[str | None, str]] = set()
     while True:
         when = now or utcnow()
@@ -248,10 +248,10 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
                                   address, row.text)
             try:
                 if instant:
-                    if _send_and_mark(db, sender, msg, row, when):
+                    if _send_and_mark(db, courier, msg, row, when):
                         report.sent += 1
                     continue  # (False: another deliverer took it meanwhile)
-                sender.send(msg)
+                courier.send(msg)
             except SendInterrupted:  # the bot is stopping: the row stays as it was
                 return report
             except Exception as exc:  # a transport failure: retry later (a crash is not caught)
@@ -294,7 +294,7 @@ def _sent(row: OutboxRow, address: str, now: datetime) -> dict[str, object]:
             "last_error": None}
 
 
-def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: OutboxRow,
+def _send_and_mark(db: Database, courier: Courier, msg: OutgoingMessage, row: OutboxRow,
                    now: datetime) -> bool:
     """Send one row inside the write transaction that marks it sent (an instant transport):
     the row is checked unsent under the write lock first, so it goes out once however many
@@ -305,5 +305,5 @@ def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: Outb
             **_sent(row, msg.address, now))))
         if taken.rowcount != 1:
             return False
-        sender.send(msg)  # raises: the transaction rolls back, the row stays unsent
+        courier.send(msg)  # raises: the transaction rolls back, the row stays unsent
     return True

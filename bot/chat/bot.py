@@ -54,7 +54,7 @@ from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import seats_text, t
-from bot.transport import Incoming, Transport, TransportSender
+from bot.transport import Incoming, Transport, TransportCourier
 from bot.web.links import PageLinks
 from engine.events import Event
 from engine.model import GameState
@@ -91,7 +91,7 @@ class ChatBot:
         if judges is not None:
             service.judges = frozenset(judges)
         self.transport = transport
-        self.sender = TransportSender(transport)
+        self.courier = TransportCourier(transport)
         self.chats = ChatStore(service.db)
         self.rooms = Rooms(service, self.chats, transport, self.tell, self.post)
         self.forum = (ForumVotes(service, forum_source) if clock is None
@@ -124,7 +124,7 @@ class ChatBot:
         if self.on_deliver is not None:
             self.on_deliver()
             return
-        deliver(self.service.db, self.sender)
+        deliver(self.service.db, self.courier)
 
     def tell(self, to: str, text: str, game_id: str | None = None) -> None:
         """A DM of the chat layer's own (to a judge, about rooms, a reconnect): through the
