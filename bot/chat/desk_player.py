@@ -70,12 +70,12 @@ class PlayerDesk:
             return
         epoch = self.chats.link_epoch(r.sender)
         lines = []
-        for code in self.chats.active_judged(r.sender):
+        for code in r.who.active_judged():
             lobby = self.chats.lobby(code)
             if lobby is not None and lobby.status == "started":
                 lines.append(t("web.link_judge", code=code,
                                url=web.url("j", code, r.sender, None, epoch)))
-        for code, seat in self.chats.players_of(r.sender):
+        for code, seat in r.who.seats_playing():
             lines.append(t("web.link_player", code=code, seat=seat,
                            url=web.url("p", code, r.sender, seat, epoch)))
         if not lines:
@@ -89,7 +89,7 @@ class PlayerDesk:
         if lobby is None or lobby.status != "started" or lobby.chat_options.get(
                 "groups.mode") != "relay":
             return False
-        seat = self.ctx.service.seat_of(code, msg.sender)
+        seat = r.who.seat(code)
         state = self.ctx.service.state(code)
         if seat is None or state.winner or not state.seat(seat).alive:
             return False
