@@ -2,7 +2,7 @@
 
     events + state + rooms + the judge's feed ─> route() ─> [Message] ─> outbox rows
 
-Each event goes where its audience allows (shared/ARCHITECTURE.md, "Secrets"):
+Each event goes where its audience allows (docs/spec/ARCHITECTURE.md, "Secrets"):
 
 - public: the announcements (BROADCAST, EVERY_SEAT) go once to the game's public room when
   it has one (each vote stays the forum's: the room learns the result at the close). Without
