@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import astuple
 from datetime import date
 
-from bot.texts import t
+from bot.texts import nouns, t, text_data
 from bot.transport import Capabilities
 
 FEATURES = ("send_dm", "create_rooms", "add_members", "remove_members", "list_members")
@@ -35,11 +35,12 @@ def read_report(report: object) -> Capabilities | None:
 def describe(caps: Capabilities, host: str | None = None) -> str:
     """The judges' message: which features are on, which are off, and each fallback. `host`:
     the account's name, when there are several (WOLFJUDGE_HOST)."""
+    words = nouns(caps.nouns)
     name = t("capabilities.puppet", name=caps.puppet) if caps.puppet else ""
     account = t("capabilities.host", host=host) if host else ""
-    lines = [t("capabilities.head", puppet=name, host=account)]
+    lines = [t("capabilities.head", puppet=name, host=account, **words)]
     if not caps.reported:
-        lines.append(t("capabilities.assumed"))
+        lines.append(t("capabilities.assumed", **words))
         return "\n".join(lines)
     sep = t("capabilities.separator")
     on = [f for f in FEATURES if getattr(caps, f)]
@@ -51,13 +52,14 @@ def describe(caps: Capabilities, host: str | None = None) -> str:
         lines.append(t("capabilities.off", features=sep.join(
             t(f"capabilities.features.{f}") for f in off)))
     if not caps.send_dm:
-        lines.append(t("capabilities.fallback.send_dm"))
+        lines.append(t("capabilities.fallback.send_dm", **words))
     if not caps.create_rooms:
         lines.append(t("capabilities.fallback.create_rooms"))
     if not (caps.add_members and caps.remove_members):
         lines.append(t("capabilities.fallback.members"))
     if not caps.list_members:
         lines.append(t("capabilities.fallback.list_members"))
+    lines += list(text_data(f"channels.{caps.nouns}.notes"))  # what the platform adds
     return "\n".join(lines)
 
 

@@ -4,12 +4,14 @@
 
 Each event goes where its audience allows (docs/spec/ARCHITECTURE.md, "Secrets"):
 
-- public: the announcements (BROADCAST, EVERY_SEAT) go once to the game's public room when
-  it has one (each vote stays the forum's: the room learns the result at the close). Without
-  one (a forum game) they go by DM to every seat still in the game and to those who went out
-  in this very commit (with `dm_out`, to those out before too; the others read the forum
-  thread), and the rest stays the forum's. EVERY_SEAT events (the end) go to every seat by DM
-  always (CHAT.md: every player is told);
+- public: as the event's payload model declares its reach (engine/payloads.py `Reach`): an
+  announcement (TABLE) goes once to the game's public room when it has one; without one (a
+  forum game) by DM to every seat still in the game and to those who went out in this very
+  commit (with `dm_out`, to those out before too; the others read the forum thread). The end
+  (EVERY_SEAT) goes to the room and to every seat by DM always (CHAT.md: every player is
+  told); a vote post (FORUM) stays the forum's (the room learns the result at the close). A
+  public event whose type declares no reach is refused (`UndeclaredReach`): never told to
+  nobody in silence;
 - a group (wolves, lovers): its room, but only when everyone in the room may read it (a member
   out at night stays in the room until the day post); otherwise one DM per member;
 - private: a DM to each seat, as that seat reads it.
@@ -32,19 +34,27 @@ from bot.render import messages_for, render_event
 from engine.commands import Command
 from engine.events import Event
 from engine.model import Deadline, GameState
+from engine.payloads import Reach, public_reach
 
-# Public events told to every seat by DM where the game has no public room, and those told to
-# every seat by DM always (CHAT.md: at the end every player is told).
-BROADCAST = frozenset({
-    "GameCreated", "DayOpened", "NightStarted", "VoteResult", "Exiled", "RevoteOpened",
-    "NoSheriff", "SheriffChanged", "RedCard", "YellowCardPublic", "CampSurrendered",
-    "LastWords", "TimeChanged", "ScheduleChanged", "GamePaused", "GameResumed",
-    "CommandUndonePublic",
-    # the standard board's announcements (docs/rules-standard.md)
-    "ElectionOpened", "SheriffCandidate", "SheriffWithdrew", "SignupClosed", "WithdrawClosed",
-    "BadgeLost", "BadgeTorn", "SelfDestruct", "IdiotRevealed", "HunterShot"})
-EVERY_SEAT = frozenset({"GameOver", "GameEnded"})
 PUBLIC_ROOM = "public"
+
+
+class UndeclaredReach(LookupError):
+    """A public event whose payload model declares no `reach` (engine/payloads.py)."""
+
+
+def reach_of(type_: str) -> Reach:
+    """Whom the chat tells a public event of type `type_`, as its payload model declares."""
+    reach = public_reach(type_)
+    if reach is None:
+        raise UndeclaredReach(f"{type_} is public but its payload model declares no reach "
+                              f"(`reach = Reach.TABLE` …, engine/payloads.py)")
+    return reach
+
+
+def announced(type_: str) -> bool:
+    """Whether a public event of type `type_` is told to the table (not the forum's only)."""
+    return public_reach(type_) in (Reach.TABLE, Reach.EVERY_SEAT)
 
 
 @dataclass(frozen=True)
@@ -109,13 +119,16 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
         seq = head + i + 1
         aud = ev.audience
         if aud.public:
+            reach = reach_of(ev.type)
+            if reach is Reach.FORUM:
+                continue
             text = render_event(ev, ruleset)
-            if public_room and (ev.type in BROADCAST or ev.type in EVERY_SEAT):
+            if public_room:
                 add(seq, "public", PUBLIC_ROOM, text)
-            if ev.type in EVERY_SEAT:
+            if reach is Reach.EVERY_SEAT:
                 for n in every_seat:
                     add(seq, "dm", f"seat:{n}", text)
-            elif not public_room and ev.type in BROADCAST:
+            elif not public_room:
                 for n in told:
                     add(seq, "dm", f"seat:{n}", text)
         elif aud.group is not None and aud.group in rooms.names and rooms.seats.get(

@@ -24,7 +24,7 @@ from bot.feed import DEFAULT_FEED
 from bot.gametime import DEFAULT_TIME_ZONE, utcnow, zone
 from bot.ids import GAME_ID, MAX_ID, new_seed, tick_message_id
 from bot.outbox import turn
-from bot.router import BROADCAST, Message, RoomsView, route
+from bot.router import Message, RoomsView, announced, route
 from bot.store.codec import decode, encode, state_of
 from bot.store.db import Database, Host
 from bot.store.games import (
@@ -405,7 +405,7 @@ class Service:
             state = got.state
             now = max(now, loaded.clock)
             events = notices(got.undone_events, what(target), now,
-                             loaded.state.phase, lambda type_: type_ in BROADCAST)
+                             loaded.state.phase, announced)
 
             if self.store.commit_undo(loaded, seq, state, events, now, msg_id,
                                       _undo_messages(game_id, loaded.dm_out)):

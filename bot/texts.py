@@ -22,6 +22,12 @@ def t(key: str, /, **fields: Any) -> str:  # a field may be called `key`
     return str(node).format(**fields)
 
 
+def nouns(channel: str) -> dict[str, str]:
+    """The words that name a platform's things (texts.yaml `channels.NAME.words`: `app`,
+    `chat_group`, `account`), as fields for `t` (`Capabilities.nouns` says which)."""
+    return dict(text_data(f"channels.{channel}.words"))
+
+
 def text_data(key: str) -> Any:
     """A structured entry of texts.yaml (a list, a mapping), as it is."""
     node: Any = texts()

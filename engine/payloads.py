@@ -13,20 +13,40 @@ event's payload has (bot/render.py `check_templates`).
 
 Seat numbers are `int`; a map keyed by seat (`roles`, `counts`, `effective`) is read with
 int keys, whether the record says 3 or "3" (JSON).
+
+An event type that may be told to everyone (`Ctx.announce`, a public audience) declares its
+reach on its model (`reach = Reach.TABLE`): whom the chat tells it (bot/router.py reads the
+declaration, and refuses a public event whose model declares none, so a new announcement is
+never silently told to nobody; tests/test_router.py checks every public type of every ruleset).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 
+class Reach(StrEnum):
+    """Whom the chat tells a public event (bot/router.py; the judge reads everything anyway)."""
+
+    # The forum thread only: each vote post (the table learns the result at the close).
+    FORUM = "forum"
+    # An announcement: the game's public room once, or without one a DM to each seat still in
+    # the game and to those who went out in the same commit (public.dm_out: every seat).
+    TABLE = "table"
+    # The public room, and a DM to every seat, in the game or out, always (the end).
+    EVERY_SEAT = "every_seat"
+
+
 class Payload(BaseModel):
-    """The data of one event type."""
+    """The data of one event type. `reach`: whom the chat tells the event when it is public
+    (None: never public)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    reach: ClassVar[Reach | None] = None
 
 
 P = TypeVar("P", bound=type[Payload])
@@ -59,22 +79,28 @@ def read_payload(type_: str, data: Mapping[str, Any]) -> Payload:
     return payload_model(type_).model_validate(dict(data))
 
 
-def empty(type_: str) -> None:
-    """Register an event type that carries no data."""
+def public_reach(type_: str) -> Reach | None:
+    """Whom the chat tells a public event of type `type_` (None: the type declares no reach)."""
+    return payload_model(type_).reach
+
+
+def empty(type_: str, reach: Reach | None = None) -> None:
+    """Register an event type that carries no data (told as `reach` when public)."""
     if type_ not in PAYLOADS:
-        PAYLOADS[type_] = type(type_, (Payload,), {"__module__": __name__})
+        PAYLOADS[type_] = type(type_, (Payload,), {"__module__": __name__, "reach": reach})
 
 
 # the engine's events -------------------------------------------------------------------------
 # (who is told what is the event's audience, not its payload: these are only the facts)
 
-for _name in ("GamePaused", "HandoverDue", "LastWordsDue", "LastWordsWaived",
-              "SurrenderRecorded"):
+for _name in ("HandoverDue", "LastWordsDue", "LastWordsWaived", "SurrenderRecorded"):
     empty(_name)
+empty("GamePaused", Reach.TABLE)
 
 
 @payload("GameCreated")
 class GameCreated(Payload):
+    reach = Reach.TABLE
     ruleset: str
     players: int
     commitment: str
@@ -89,6 +115,7 @@ class RoleDealt(Payload):
 
 @payload("GameOver")
 class GameOver(Payload):
+    reach = Reach.EVERY_SEAT
     winner: str
     members: list[int]
     roles: dict[int, str]
@@ -97,6 +124,7 @@ class GameOver(Payload):
 
 @payload("GameEnded")
 class GameEnded(Payload):
+    reach = Reach.EVERY_SEAT
     reason: str | None
     roles: dict[int, str]
     seed: str
@@ -123,6 +151,7 @@ class CampLost(Payload):
 
 @payload("CampSurrendered")
 class CampSurrendered(Payload):
+    reach = Reach.TABLE
     camp: str
 
 
@@ -137,6 +166,7 @@ class RandomChoice(Payload):
 # days, nights and deadlines
 @payload("DayOpened")
 class DayOpened(Payload):
+    reach = Reach.TABLE
     day: int
     outs: list[int]
     cards: list[dict[str, int | str]]  # {"seat": n, "color": "yellow" | "red"}
@@ -146,6 +176,7 @@ class DayOpened(Payload):
 
 @payload("NightStarted")
 class NightStarted(Payload):
+    reach = Reach.TABLE
     day: int
 
 
@@ -156,6 +187,7 @@ class NightResolving(Payload):
 
 @payload("NoSheriff")
 class NoSheriff(Payload):
+    reach = Reach.TABLE
     day: int
 
 
@@ -204,6 +236,7 @@ class DeadlinesShifted(Payload):
 
 @payload("TimeChanged")
 class TimeChanged(Payload):
+    reach = Reach.TABLE
     day: int
     which: str
     at: str
@@ -211,6 +244,7 @@ class TimeChanged(Payload):
 
 @payload("ScheduleChanged")
 class ScheduleChanged(Payload):
+    reach = Reach.TABLE
     open: str
     close: str
     day: int
@@ -218,6 +252,7 @@ class ScheduleChanged(Payload):
 
 @payload("GameResumed")
 class GameResumed(Payload):
+    reach = Reach.TABLE
     minutes: int
     day: int
     which: str
@@ -227,6 +262,7 @@ class GameResumed(Payload):
 # votes
 @payload("VotePosted")
 class VotePosted(Payload):
+    reach = Reach.FORUM  # each post stays the forum's: the table is told the result
     voter: int
     target: int | None
     mode: str
@@ -235,6 +271,7 @@ class VotePosted(Payload):
 
 @payload("VoteResult")
 class VoteResult(Payload):
+    reach = Reach.TABLE
     day: int
     kind: str
     # target (0: abstain) -> votes; a half where a ruleset weighs the sheriff's vote 1.5, a
@@ -245,12 +282,14 @@ class VoteResult(Payload):
 
 @payload("Exiled")
 class Exiled(Payload):
+    reach = Reach.TABLE
     day: int
     seat: int | None
 
 
 @payload("RevoteOpened")
 class RevoteOpened(Payload):
+    reach = Reach.TABLE
     day: int
     candidates: list[int]
     until: str
@@ -298,6 +337,7 @@ class YouAreOut(Payload):
 
 @payload("SheriffChanged")
 class SheriffChanged(Payload):
+    reach = Reach.TABLE
     seat: int
     how: str
 
@@ -314,6 +354,7 @@ class HandoverHeld(Payload):
 
 @payload("LastWords")
 class LastWords(Payload):
+    reach = Reach.TABLE
     seat: int
     text: str
 
@@ -327,6 +368,7 @@ class YellowCard(Payload):
 
 @payload("YellowCardPublic")
 class YellowCardPublic(Payload):
+    reach = Reach.TABLE
     seat: int
     count: int
 
@@ -340,6 +382,7 @@ class YellowCardSecret(Payload):
 
 @payload("RedCard")
 class RedCard(Payload):
+    reach = Reach.TABLE
     seat: int
     reason: str
 
@@ -364,14 +407,18 @@ class CardWaived(Payload):
 
 
 # Written by the bot's undo (bot/undo.py, `撤销`), never by the engine: a notice that a judge's
-# command was undone, told where that command's events were told (P-UNDO-4).
+# command was undone, told where that command's events were told (P-UNDO-4): public and
+# announced (CommandUndonePublic) if the table was told, else to each seat told, and public but
+# the forum's only if the command's public events were (a vote post).
 @payload("CommandUndone")
 class CommandUndone(Payload):
+    reach = Reach.FORUM
     what: str
 
 
 @payload("CommandUndonePublic")
 class CommandUndonePublic(Payload):
+    reach = Reach.TABLE
     what: str
 
 
@@ -391,4 +438,5 @@ class DawnPublished(Payload):
 # The sheriff who owes a successor destroys the badge (撕警徽: Ctx.tear_badge).
 @payload("BadgeTorn")
 class BadgeTorn(Payload):
+    reach = Reach.TABLE
     seat: int

@@ -22,8 +22,8 @@ strict_views()
 
 
 # The contracts the project is tested against live in the repository (docs/spec/), so the tests
-# read nothing outside it; tests/test_spec_copy.py says when the product owner's own copies
-# (outside the repository, where present) have moved on from them.
+# read nothing outside it; tests/test_spec_copy.py says when the product owner's originals
+# (where present) have moved on from them.
 SPEC = ROOT / "docs" / "spec"
 
 

@@ -1,4 +1,6 @@
-"""A random driver for whole classic games, shared by the property and hygiene tests.
+"""A random driver for whole classic games, shared by the property and hygiene tests, and the
+random player of every ruleset (`random_game`: classic's here, another's in
+tests/randomplay_NAME.py) for the tests that play each registered ruleset.
 
 `play(rnd, ...)` plays one game from `new_game` to its end on a simulated clock. At every step
 it sends one command, either a plausible legal one for the current phase (votes, correction
@@ -29,6 +31,7 @@ two wolves or a wolf and a villager, and some games vote wolves out (black lover
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +56,7 @@ from engine.commands import (
 )
 from engine.events import Event, Rejection
 from engine.model import Deadline, GameState
+from rulesets.common.shot import SHOT_DUE
 
 START = date(2026, 3, 1)
 LAZY_DAY = 8  # from this day on, nobody acts: only the deadlines pass
@@ -290,8 +294,20 @@ class Driver:
             self.send(Tick(deadline_id=dl.id))
         self.now = max(self.now, target)
 
+    def catch_up_shot(self, dl: Deadline) -> bool:
+        """A hunter's deadline: most hunters shoot just before it; whether it was one."""
+        if dl.kind == "hunter" and self.p() < self.diligence:
+            self.now = max(self.now, dl.due - timedelta(minutes=2))
+            for seat in dl.seats:
+                if self.state.seat(seat).status(SHOT_DUE) and not self.over:
+                    self.send(Act(seat=seat, skill="shoot", targets=(self.any_living(self.p()),)))
+            return True
+        return False
+
     def catch_up(self, dl: Deadline) -> None:
         """Most players who owe something act shortly before their deadline (not all do)."""
+        if self.catch_up_shot(dl):
+            return
         state = self.state
         r = self.p()
         self.now = max(self.now, dl.due - timedelta(minutes=1 + int(r * 20)))
@@ -430,7 +446,31 @@ class Driver:
             m["pool"] = pool
         return pick(pool, r)[0]
 
+    def hunters(self) -> list[int]:
+        """The hunters who owe their shot (once per state): every ruleset's 猎人."""
+        m = self.memo()
+        hunters: list[int] | None = m.get("hunters")
+        if hunters is None:
+            hunters = m["hunters"] = [s.seat for s in self.state.peek_seats()
+                                      if s.status(SHOT_DUE)]
+        return hunters
+
+    def legal_shot(self, r: float) -> Any:
+        """A hunter who owes his shot mostly shoots, now and then gives it up (or None)."""
+        hunters = self.hunters()
+        if hunters and r < 0.3:
+            seat, r = pick(hunters, within(r, 0, 0.3))
+            if r < 0.8:
+                return Act(seat=seat, skill="shoot", targets=(self.any_living(r),))
+            return Act(seat=seat, skill="pass")
+        return None
+
     def legal(self, r: float) -> Any:
+        shot = self.legal_shot(r)
+        return shot if shot is not None else self.legal_turn(r)
+
+    def legal_turn(self, r: float) -> Any:
+        """A legal command of the phase (last words, handover, surrender, setup, day, night)."""
         state = self.state
         if state.lastwords_due and r >= 0.9:
             seat, r = pick(state.lastwords_due, within(r, 0.9, 1))
@@ -631,6 +671,34 @@ def play(rnd: random.Random, *, seed: str | None = None, options: dict[str, Any]
     driver = Driver(rnd, seed=seed, options=options, roles=roles, on_step=on_step,
                     on_start=on_start, schedule=schedule)
     return driver.play()
+
+
+# The games the tests that play every ruleset play of classic, in turn: the Driver's keyword
+# arguments; together they deal every role (the hunter only with his option).
+GAMES: list[dict[str, Any]] = [{}, {"options": {"classic.hunter": True}}]
+
+
+def random_player(ruleset: str) -> tuple[type[Driver], list[dict[str, Any]]]:
+    """The random player of `ruleset` and its games (as `GAMES` above): this module's `Driver`
+    for classic, `DRIVER` and `GAMES` of tests/randomplay_NAME.py for another. A ruleset
+    without one fails every test that plays each registered ruleset until it has one."""
+    if ruleset == "classic":
+        return Driver, GAMES
+    try:
+        module = importlib.import_module(f"randomplay_{ruleset.replace('-', '_')}")
+    except ModuleNotFoundError:
+        raise AssertionError(f"no random player for the ruleset {ruleset!r}: write "
+                             f"tests/randomplay_{ruleset}.py with DRIVER and GAMES") from None
+    return module.DRIVER, module.GAMES
+
+
+def random_game(ruleset: str, rnd: random.Random, index: int = 0, **kwargs: Any) -> Trace:
+    """One whole random game of `ruleset`: the `index`th of its games (in turn), with
+    `kwargs` (on_step, options …) for the Driver on top."""
+    driver, games = random_player(ruleset)
+    args = {**games[index % len(games)], **kwargs}
+    seed = args.pop("seed", None) or f"{rnd.getrandbits(64):016x}"
+    return driver(rnd, seed=seed, ruleset=ruleset, **args).play()
 
 
 def replay(trace: Trace) -> tuple[GameState, list[Event]]:

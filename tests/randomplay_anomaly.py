@@ -9,47 +9,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from randomplay import Driver, Step, Trace, pick, within
 
 from engine.commands import Act
 from engine.events import Event
-from engine.model import Deadline, GameState
-from rulesets.anomaly.statuses import DERIVATIVE, SHOT_DUE
+from engine.model import GameState
+from rulesets.anomaly.statuses import DERIVATIVE
 
 
 class AnomalyDriver(Driver):
-    def hunters(self) -> list[int]:
-        """The hunters who owe their shot (once per state, `Driver.memo`)."""
-        m = self.memo()
-        hunters: list[int] | None = m.get("hunters")
-        if hunters is None:
-            hunters = m["hunters"] = [s.seat for s in self.state.peek_seats()
-                                      if s.status(SHOT_DUE)]
-        return hunters
-
     def hunted(self) -> list[int]:
         return [s.seat for s in self.state.living() if s.camp == "anomaly"]
-
-    def legal(self, r: float) -> Any:
-        hunters = self.hunters()
-        if hunters and r < 0.3:
-            seat, r = pick(hunters, within(r, 0, 0.3))
-            if r < 0.8:
-                return Act(seat=seat, skill="shoot", targets=(self.any_living(r),))
-            return Act(seat=seat, skill="pass")
-        return super().legal(r)
-
-    def catch_up(self, dl: Deadline) -> None:
-        if dl.kind == "hunter" and self.p() < self.diligence:
-            self.now = max(self.now, dl.due - timedelta(minutes=2))
-            for seat in dl.seats:
-                if self.state.seat(seat).status(SHOT_DUE) and not self.over:
-                    self.send(Act(seat=seat, skill="shoot", targets=(self.any_living(self.p()),)))
-            return
-        super().catch_up(dl)
 
     def night_actors(self) -> list[int]:
         night = self.state.night
@@ -107,3 +79,7 @@ def play_anomaly(rnd: random.Random, *, players: int = 12, seed: str | None = No
     driver = AnomalyDriver(rnd, seed=seed, options=options, on_step=on_step, on_start=on_start,
                            ruleset="anomaly", players=players)
     return driver.play()
+
+
+DRIVER = AnomalyDriver
+GAMES: list[dict[str, Any]] = [{"players": 12}, {"players": 13}, {"players": 14}]

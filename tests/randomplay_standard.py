@@ -19,7 +19,6 @@ from randomplay import Driver, Step, Trace, pick, skills_of, within
 from engine.commands import Act, Handover
 from engine.events import Event
 from engine.model import Deadline, GameState
-from rulesets.common.shot import SHOT_DUE
 
 
 class StandardDriver(Driver):
@@ -29,22 +28,11 @@ class StandardDriver(Driver):
         election: dict[str, Any] | None = self.state.data.get("election")
         return election if election and election["phase"] != "done" else None
 
-    def hunters(self) -> list[int]:
-        m = self.memo()
-        hunters: list[int] | None = m.get("hunters")
-        if hunters is None:
-            hunters = m["hunters"] = [s.seat for s in self.state.peek_seats()
-                                      if s.status(SHOT_DUE)]
-        return hunters
-
     def legal(self, r: float) -> Any:
         state = self.state
-        hunters = self.hunters()
-        if hunters and r < 0.3:
-            seat, r = pick(hunters, within(r, 0, 0.3))
-            if r < 0.8:
-                return Act(seat=seat, skill="shoot", targets=(self.any_living(r),))
-            return Act(seat=seat, skill="pass")
+        shot = self.legal_shot(r)
+        if shot is not None:
+            return shot
         if state.handover_due is not None and r < 0.35:
             if r < 0.32:
                 return Handover(seat=state.handover_due, target=self.any_living(r) or 1)
@@ -60,7 +48,7 @@ class StandardDriver(Driver):
             wolves = [s.seat for s in state.living() if s.role == "wolf"]
             if wolves:
                 return Act(seat=pick(wolves, within(r, 0.5, 0.51))[0], skill="destruct")
-        return super().legal(r)
+        return self.legal_turn(r)
 
     def vote_target(self, r: float) -> int | None:
         """On day 1, mostly a candidate (or an abstention)."""
@@ -78,12 +66,6 @@ class StandardDriver(Driver):
                     break
                 self.send(Act(seat=pick(self.living(), self.p())[0], skill="run"))
             return
-        if dl.kind == "hunter" and self.p() < self.diligence:
-            self.now = max(self.now, dl.due - timedelta(minutes=2))
-            for seat in dl.seats:
-                if self.state.seat(seat).status(SHOT_DUE) and not self.over:
-                    self.send(Act(seat=seat, skill="shoot", targets=(self.any_living(self.p()),)))
-            return
         super().catch_up(dl)
 
 
@@ -97,3 +79,8 @@ def play_standard(rnd: random.Random, *, seed: str | None = None,
     driver = StandardDriver(rnd, seed=seed, options=options, on_step=on_step, on_start=on_start,
                             schedule=schedule, ruleset="standard", roles=roles)
     return driver.play()
+
+
+DRIVER = StandardDriver
+# Both boards: the idiot's (the default) and the guard's.
+GAMES: list[dict[str, Any]] = [{}, {"options": {"standard.board": "预女猎守"}}]

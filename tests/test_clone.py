@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
-from randomplay import Driver, Step
-from randomplay_anomaly import AnomalyDriver
+from randomplay import Step, random_player
 
 from engine.clone import SHARED, clone, copy_json, source
 from engine.model import GameState, Night, Schedule, Seat, Slot, Submission
+from engine.ruleset import ruleset_names
 
 
-def _states(driver_cls: type[Driver], ruleset: str, games: int = 2) -> list[GameState]:
+def _states(ruleset: str, games: int = 2) -> list[GameState]:
     states: list[GameState] = []
     for i in range(games):
-        driver = driver_cls(random.Random(i), seed=f"clone-{i}", ruleset=ruleset)
+        driver = random_player(ruleset)[0](random.Random(i), seed=f"clone-{i}", ruleset=ruleset)
         driver.verify_input = False
 
         def keep(step: Step) -> None:
@@ -56,10 +56,9 @@ def _mutable_nodes(obj: Any, path: str = "") -> list[tuple[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize(("driver_cls", "ruleset"), [(Driver, "classic"),
-                                                      (AnomalyDriver, "anomaly")])
-def test_clone_equals_and_shares_nothing_mutable(driver_cls: type[Driver], ruleset: str) -> None:
-    for state in _states(driver_cls, ruleset):
+@pytest.mark.parametrize("ruleset", ruleset_names())
+def test_clone_equals_and_shares_nothing_mutable(ruleset: str) -> None:
+    for state in _states(ruleset):
         copy = clone(state)
         assert copy == state
         assert copy.model_dump() == state.model_dump()
@@ -72,7 +71,7 @@ def test_clone_equals_and_shares_nothing_mutable(driver_cls: type[Driver], rules
 
 
 def test_frozen_models_are_shared_and_cannot_change() -> None:
-    state = _states(Driver, "classic", games=1)[3]
+    state = _states("classic", games=1)[3]
     assert state.deadlines
     copy = clone(state)
     assert copy.deadlines is not state.deadlines

@@ -44,8 +44,8 @@ def test_compose_file_is_valid() -> None:
     from compose_spec import PyCompose
 
     compose = PyCompose.from_yaml(COMPOSE.read_text(encoding="utf-8"))
-    assert sorted(compose.service_names()) == ["bot", "bot-second", "gateway",
-                                               "gateway-second", "postgres"]
+    assert sorted(compose.service_names()) == ["bot", "bot-qq", "bot-second", "gateway",
+                                               "gateway-second", "napcat", "postgres"]
 
 
 def test_every_variable_is_in_env_example() -> None:
@@ -80,6 +80,33 @@ def test_a_second_account_has_its_own_gateway_session_and_name() -> None:
     assert services["gateway-second"]["volumes"] != services["gateway"]["volumes"]
     for name in ("gateway-second", "bot-second"):
         assert services[name]["profiles"] == ["second-account"]  # not started by default
+
+
+def test_the_qq_profile_runs_napcat_and_a_bot_on_the_onebot_channel() -> None:
+    """Issue 32, item 6: NapCat's published image and a bot with the settings the onebot
+    channel reads, both only with `--profile qq`; NapCat's login kept on volumes, its WebUI
+    and its WebSocket server never published beyond the host's loopback."""
+    services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
+    napcat, bot = services["napcat"], services["bot-qq"]
+    assert napcat["profiles"] == bot["profiles"] == ["qq"]
+    assert "napcat-docker" in napcat["image"]
+    assert {v.split(":")[1] for v in napcat["volumes"]} == {"/app/.config/QQ",
+                                                          "/app/napcat/config"}
+    assert all(p.startswith("127.0.0.1:") for p in napcat["ports"])
+    assert "3001" in napcat["expose"]
+    env = bot["environment"]
+    fields = [*LiveSettings.model_fields.values(), *WebSettings.model_fields.values(),
+              *channel("onebot").settings.model_fields.values()]
+    names = {str(f.validation_alias.choices[0]) for f in fields
+             if f.validation_alias is not None} | {ENVIRONMENT}
+    assert set(env) <= names, set(env) - names
+    assert env[ENVIRONMENT] == "onebot" and env["WOLFJUDGE_ONEBOT_URL"] == "ws://napcat:3001"
+    assert {"WOLFJUDGE_ONEBOT_TOKEN", "WOLFJUDGE_JUDGES", "WOLFJUDGE_DATABASE_URL",
+            "WOLFJUDGE_HOST"} <= set(env)
+    assert env["WOLFJUDGE_DATABASE_URL"] == services["bot"]["environment"][
+        "WOLFJUDGE_DATABASE_URL"]
+    assert not any(k.startswith("WOLFJUDGE_SEND") for k in env)  # QQ's own pacing
+    assert bot["stop_grace_period"] == "30s"
 
 
 def test_the_real_puppet_is_pinned_in_one_version_everywhere() -> None:

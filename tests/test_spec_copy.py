@@ -1,7 +1,10 @@
 """The rules, scenario, chat and architecture contracts are kept in docs/spec/ (the tests read
-only the repository). Where the product owner's ../shared/ is present (a developer's checkout,
-CI), a copy that differs from it fails here, so an updated contract is never tested against
-silently. Nothing else in the repository points at ../shared/: a clone does not have it."""
+only the repository). Where the product owner's originals are present (WOLFJUDGE_SHARED, by
+default the folder `shared` beside the checkout: a developer's checkout, CI), a copy that
+differs from them fails here, so an updated contract is never tested against silently. And no
+comment or doc anywhere in the repository names a file a clone does not have: a contract is
+cited by its copy (`RULES.md`, `docs/spec/ARCHITECTURE.md`), never by the originals' folder
+(this module is where they are read)."""
 
 from __future__ import annotations
 
@@ -30,27 +33,51 @@ def test_spec_copy_matches_shared(name: str) -> None:
         f"{theirs} differs from docs/spec/{name}: copy it over and update the code to it")
 
 
-# a path into the product owner's folder: `shared/X`, `../shared/X` (not `bot/shared/`)
-OUTSIDE = re.compile(r"(?<![\w/.-])(?:\.\./)?shared/")
+# Where the comments are checked: the whole repository but the copies themselves.
 SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache",
            ".ruff_cache", "build", "dist", "exports"}
 TEXT = {".py", ".md", ".yaml", ".yml", ".toml", ".js", ".mjs", ".json", ".txt", ".cfg", ".ini",
-        ".html", ".sh", ".example", ""}
+        ".html", ".sh", ".example"}
+OUTSIDE = re.compile(r"\.\./shared\b|\bshared/[\w.-]+")
+DOC_NAME = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[A-Z][A-Z-]+\.md\b")
 
 
-def test_nothing_points_at_a_file_outside_the_repository() -> None:
-    """Issue 33: a comment or doc cites the copy in docs/spec/, never ../shared/."""
-    found = []
+def pointers_outside(text: str) -> list[str]:
+    """What in `text` names a file outside the repository: the originals' folder, or a
+    Markdown file (`ARCHITECTURE.md`) found neither where it says nor in docs/spec/."""
+    found = OUTSIDE.findall(text)
+    for name in DOC_NAME.findall(text):
+        path = Path(name)
+        if not ((ROOT / path).exists() or (SPEC / path.name).exists() or path.parts[0] == ".."):
+            found.append(name)
+    return found
+
+
+def test_the_guard_finds_a_pointer_outside() -> None:
+    assert pointers_outside("(shared/ARCHITECTURE.md, \"Secrets\")") == [
+        "shared/ARCHITECTURE.md"]  # (the folder; the file has its copy in docs/spec/)
+    assert pointers_outside("a copy of ../shared/RULES.md") == ["../shared"]
+    assert pointers_outside("(STYLE-ANCHORS.md \"Voice\")") == ["STYLE-ANCHORS.md"]
+    assert pointers_outside("RULES.md §4.3, docs/spec/CHAT.md, README.md, docs/rules.md") == []
+
+
+def checked_files() -> list[Path]:
+    """Every text file of the repository but docs/spec/ (the copies) and this module."""
+    here = Path(__file__).resolve()
+    files = []
     for path in sorted(ROOT.rglob("*")):
         rel = path.relative_to(ROOT)
-        if (not path.is_file() or set(rel.parts) & SKIPPED or rel.parts[0].endswith(".egg-info")
-                or rel.parts[:2] == ("docs", "spec") or path.suffix not in TEXT
-                or path == Path(__file__)):
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        found += [f"{rel}:{n}" for n, line in enumerate(text.splitlines(), 1)
-                  if OUTSIDE.search(line)]
-    assert not found, found
+        if (path.is_file() and path.suffix in TEXT | ({""} if path.name == "Dockerfile" else set())
+                and not set(rel.parts) & SKIPPED and not rel.parts[0].endswith(".egg-info")
+                and rel.parts[:2] != ("docs", "spec") and path != here):
+            files.append(path)
+    return files
+
+
+def test_no_comment_or_doc_points_outside_the_repository() -> None:
+    """Issue 33: bot/, docs/, the README, the gateway … too."""
+    bad = [f"{path.relative_to(ROOT)}:{i}: {hit}" for path in checked_files()
+           for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace")
+                                    .splitlines(), 1)
+           for hit in pointers_outside(line)]
+    assert not bad, "\n".join(bad)

@@ -70,11 +70,11 @@ def test_nothing_in_the_engine_names_a_role_a_ruleset_or_a_ruleset_option() -> N
     import re
 
     from engine.options import CommonOptions
-    from engine.ruleset import get_ruleset
+    from engine.ruleset import get_ruleset, ruleset_names
     from rulesets.data import load
 
     names: set[str] = {"tongling", "通灵"}
-    for ruleset in ("classic", "anomaly", "standard"):
+    for ruleset in ruleset_names():
         rs = get_ruleset(ruleset)
         names |= {ruleset, *rs.roles, *(load(ruleset, "data").get("role_names") or {}).values()}
         names |= set(rs.options_model.keys()) - set(CommonOptions.keys())

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import random
 
-from randomplay import Driver, Step
-from randomplay_anomaly import AnomalyDriver
+from randomplay import Step, random_player
 
 from engine.clone import SeatsOnDemand, clone, settle, view, working_copy
 from engine.events import Audience, Event
 from engine.model import GameState, Seat
+from engine.ruleset import ruleset_names
 
 
-def _states(driver_cls: type[Driver], ruleset: str) -> list[GameState]:
+def _states(ruleset: str) -> list[GameState]:
     states: list[GameState] = []
-    driver = driver_cls(random.Random(3), seed="wc-3", ruleset=ruleset)
+    driver = random_player(ruleset)[0](random.Random(3), seed="wc-3", ruleset=ruleset)
     driver.verify_input = False
 
     def keep(step: Step) -> None:
@@ -40,14 +40,14 @@ def _same(a: GameState, b: GameState) -> None:
 
 
 def test_settled_untouched_copy_equals_the_state() -> None:
-    for state in _states(Driver, "classic") + _states(AnomalyDriver, "anomaly"):
+    for state in [s for ruleset in ruleset_names() for s in _states(ruleset)]:
         work = working_copy(state)
         settle(work)
         _same(work, state)
 
 
 def test_changes_through_the_working_copy_never_reach_the_state() -> None:
-    for state in _states(Driver, "classic") + _states(AnomalyDriver, "anomaly"):
+    for state in [s for ruleset in ruleset_names() for s in _states(ruleset)]:
         before = clone(state)
         work = working_copy(state)
         assert isinstance(view(work, "seats"), list)  # a view copies nothing
@@ -90,7 +90,7 @@ def test_seats_on_demand_copies_once_and_shares_the_unread() -> None:
 def test_a_refused_command_after_changes_leaves_everything() -> None:
     """A command that changes the working copy and then refuses: the caller's state is as it
     was (the engine just drops the copy)."""
-    for state in _states(Driver, "classic"):
+    for state in _states("classic"):
         before = clone(state)
         work = working_copy(state)
         work.seat(2).alive = False
@@ -101,8 +101,8 @@ def test_a_refused_command_after_changes_leaves_everything() -> None:
 
 def test_trusted_events_equal_validated_ones() -> None:
     events: list[Event] = []
-    for driver_cls, ruleset in ((Driver, "classic"), (AnomalyDriver, "anomaly")):
-        driver = driver_cls(random.Random(5), seed="wc-5", ruleset=ruleset)
+    for ruleset in ruleset_names():
+        driver = random_player(ruleset)[0](random.Random(5), seed="wc-5", ruleset=ruleset)
         driver.verify_input = False
         events += driver.play().events
     assert len(events) > 100

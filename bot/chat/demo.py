@@ -135,7 +135,9 @@ class Demo:
     def run(self) -> str:
         start = self.out.size
         kind = RULESET_WORDS[self.ruleset]
-        self.say(JUDGE, " ".join(["新游戏", kind, "votes.channel=dm", *self.options]))
+        votes = [] if any(o.startswith("votes.channel=") for o in self.options) else [
+            "votes.channel=dm"]  # the players vote by DM unless the options say otherwise
+        self.say(JUDGE, " ".join(["新游戏", kind, *votes, *self.options]))
         m = re.search(r"游戏码 ([A-Z0-9]{4,8})", self.out.since(start))
         if not m:
             raise RuntimeError("no game code in the reply")

@@ -341,12 +341,14 @@ class JudgeDesk:
         log.info("%s: seat %s handed from %s to %s", code, seat, taken.old, r.sender)
         self.ctx.after_commit(code)  # rooms follow (this rebinding is no service commit)
         body = "\n".join(f"· {h}" for h in taken.history) or t("sub_history_empty")
-        r.say(t("sub_done", code=code, seat=seat, name=taken.name or "-") + "\n" + body)
+        r.say(t("sub_done", code=code, seat=seat, name=taken.name or "-") + "\n" + body,
+              game=code)
         if taken.old and taken.old != r.sender:
-            r.tell(taken.old, t("sub_old", code=code, seat=seat))
+            r.tell(taken.old, t("sub_old", code=code, seat=seat), game=code)
         lobby = self.chats.lobby(code)
         if lobby is not None:
-            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat, contact=r.sender))
+            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat, contact=r.sender),
+                   game=code)
 
     # the judge's feed (法官通知) -----------------------------------------------------------------
     @handles("feed", stage=FREE)

@@ -6,12 +6,14 @@ import logging
 import unicodedata
 from datetime import UTC
 from functools import cache
+from typing import Any
 
-from bot import access
+from bot import access, options_text
 from bot.chat.lobby import (
     DEFAULT_PLAYERS,
     RULESETS,
     LobbyError,
+    channel_defaults,
     check_game,
     first_day,
     parse_roles,
@@ -78,7 +80,8 @@ class LobbyDesk:
             return
         players = p.count or DEFAULT_PLAYERS[ruleset]
         try:
-            engine_opts, chat_opts = split_options(list(p.words[1:]))
+            engine_opts, chat_opts = split_options(list(p.words[1:]), channel_defaults(
+                self.ctx.rooms.transport.capabilities))
             check_game(ruleset, players, engine_opts)
         except LobbyError as exc:
             r.say(t(exc.key, **exc.fields))
@@ -91,9 +94,8 @@ class LobbyDesk:
         if code is None:
             r.say(t("busy"))
             return
-        items = [f"{k}={v}" for k, v in {**engine_opts, **chat_opts}.items()]
         r.say(t("created", ruleset=ruleset_name(ruleset), players=players, code=code,
-                options_text=t("created_options", items=" ".join(items))))
+                options=self._options(ruleset, engine_opts, chat_opts)))
 
     # 报名, 退出 -------------------------------------------------------------------------------
     @handles("join", stage=FREE)
@@ -338,7 +340,8 @@ class LobbyDesk:
             return
         self.chats.set_lobby_rules(lobby.code, options=options,
                                    chat_options={**lobby.chat_options, **chat_new})
-        self._changed(r, lobby.code, " ".join(items))
+        self._changed(r, lobby.code, t("options_changed_separator").join(
+            options_text.describe({**engine_new, **chat_new}, lobby.ruleset)))
 
     @handles("set_roles", stage=LOBBY, role=JUDGE)
     def set_roles(self, r: Request) -> None:
@@ -371,11 +374,19 @@ class LobbyDesk:
         r.say(self._rules(lobby))
 
     def _rules(self, lobby: Lobby) -> str:
-        items = [f"{k}={v}" for k, v in {**lobby.options, **lobby.chat_options}.items()]
         roles = (self._roles_text(lobby.ruleset, lobby.roles) if lobby.roles
                  else t("roles_preset"))
         return t("lobby_rules", code=lobby.code, ruleset=ruleset_name(lobby.ruleset),
-                 players=lobby.players, roles=roles, items=" ".join(items) or t("no_options"))
+                 players=lobby.players, roles=roles,
+                 options=self._options(lobby.ruleset, lobby.options, lobby.chat_options))
+
+    @staticmethod
+    def _options(ruleset: str, options: dict[str, Any], chat_options: dict[str, Any]) -> str:
+        """The game's options in words: the rules' options set away from their default, and
+        the bot's own (how votes, rooms and the public posts go), then how to change them."""
+        lines = options_text.describe(
+            {**options_text.changed(options, ruleset), **chat_options}, ruleset)
+        return t("options_list", items="\n".join(lines)) if lines else t("no_options")
 
     @staticmethod
     def _roles_text(ruleset: str, roles: list[str]) -> str:

@@ -65,8 +65,9 @@ class PlayerDesk:
             r.say(t("web.reset"))
             return
         web = self.ctx.web
-        if web is None:
-            r.say(t("web.disabled"))
+        if web is None:  # the operator's setting is named to a judge only
+            judge = r.sender in self.ctx.judges or bool(r.who.judged)
+            r.say(t("web.disabled_judge" if judge else "web.disabled"))
             return
         epoch = self.chats.link_epoch(r.sender)
         lines = []
@@ -77,7 +78,8 @@ class PlayerDesk:
                                url=web.url("j", code, r.sender, None, epoch)))
         for code, seat in r.who.seats_playing():
             lines.append(t("web.link_player", code=code, seat=seat,
-                           url=web.url("p", code, r.sender, seat, epoch)))
+                           url=web.url("p", code, r.sender, seat, epoch,
+                                       self.chats.hand_overs(code, seat))))
         if not lines:
             r.say(t("web.no_games"))
             return
@@ -98,7 +100,7 @@ class PlayerDesk:
         if len(groups) > 1:
             named = [g for g in groups if text.startswith(room_name(g))]
             if not named:
-                r.say(t("relay_choose", rooms="、".join(map(room_name, groups))))
+                r.say(t("relay_choose", rooms="、".join(map(room_name, groups))), game=code)
                 return True
             groups = named[:1]
             text = text[len(room_name(groups[0])):].strip()
@@ -108,7 +110,8 @@ class PlayerDesk:
         plan = self.ctx.rooms.plan(code, state, group, lobby)
         for contact in plan.contacts:
             if contact != msg.sender:
-                r.tell(contact, t("relay_prefix", room=room_name(group), seat=seat) + text)
+                r.tell(contact, t("relay_prefix", room=room_name(group), seat=seat) + text,
+                       game=code)
         return True
 
     # a game under way ----------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.capabilities import dedupe_key, describe
 from bot.chat.bot import ChatBot
 from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
+from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
 from bot.outbox import deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
@@ -58,14 +59,18 @@ class LiveSettings(BaseSettings):
     database_url: str = Field("sqlite:///wolfjudge.db",
                               validation_alias=AliasChoices("WOLFJUDGE_DATABASE_URL"))
     time_zone: str = Field("Asia/Shanghai", validation_alias=AliasChoices("WOLFJUDGE_TZ"))
-    send_interval: float = Field(1.5, ge=0,
-                                 validation_alias=AliasChoices("WOLFJUDGE_SEND_INTERVAL"))
-    send_jitter: float = Field(1.0, ge=0, validation_alias=AliasChoices("WOLFJUDGE_SEND_JITTER"))
-    room_interval: float = Field(4.0, ge=0,
-                                 validation_alias=AliasChoices("WOLFJUDGE_ROOM_INTERVAL"))
-    daily_cap: int = Field(3000, ge=1, validation_alias=AliasChoices("WOLFJUDGE_DAILY_CAP"))
-    rooms_per_hour: int = Field(2, ge=0,
-                                validation_alias=AliasChoices("WOLFJUDGE_ROOMS_PER_HOUR"))
+    # The pacing (bot/transport/pacing.py): unset, the channel's own defaults (`Channel.pacing`:
+    # WeChat 1.5 s + 1 s, QQ 2 s + 1.5 s between sends …).
+    send_interval: float | None = Field(
+        None, ge=0, validation_alias=AliasChoices("WOLFJUDGE_SEND_INTERVAL"))
+    send_jitter: float | None = Field(None, ge=0,
+                                      validation_alias=AliasChoices("WOLFJUDGE_SEND_JITTER"))
+    room_interval: float | None = Field(
+        None, ge=0, validation_alias=AliasChoices("WOLFJUDGE_ROOM_INTERVAL"))
+    daily_cap: int | None = Field(None, ge=1,
+                                  validation_alias=AliasChoices("WOLFJUDGE_DAILY_CAP"))
+    rooms_per_hour: int | None = Field(
+        None, ge=0, validation_alias=AliasChoices("WOLFJUDGE_ROOMS_PER_HOUR"))
     # The account's name when several share one database (ARCHITECTURE.md "Scale"): each bot
     # hosts, schedules and sends only its own games. Empty: the single account.
     host: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$",
@@ -80,11 +85,19 @@ class LiveSettings(BaseSettings):
     def judge_list(self) -> list[str]:
         return [j.strip() for j in self.judges.split(",") if j.strip()]
 
-    @property
-    def pacing(self) -> PacingSettings:
-        return PacingSettings(interval=self.send_interval, jitter=self.send_jitter,
-                              room_interval=self.room_interval, daily_cap=self.daily_cap,
-                              rooms_per_hour=self.rooms_per_hour)
+    def pacing(self, defaults: PacingSettings) -> PacingSettings:
+        """The channel's pacing `defaults`, with each setting given in the environment."""
+        def given(value: float | None, default: float) -> float:
+            return default if value is None else value
+
+        d = defaults
+        return PacingSettings(
+            interval=given(self.send_interval, d.interval),
+            jitter=given(self.send_jitter, d.jitter),
+            room_interval=given(self.room_interval, d.room_interval),
+            daily_cap=d.daily_cap if self.daily_cap is None else self.daily_cap,
+            rooms_per_hour=d.rooms_per_hour if self.rooms_per_hour is None
+            else self.rooms_per_hour)
 
 
 def load_settings(chosen_channel: Channel[Any]) -> tuple[LiveSettings, Any]:
@@ -155,10 +168,12 @@ def tell_capabilities(bot: ChatBot, judges: list[str], today: Callable[[], date]
 
 
 def tell_judges(bot: ChatBot, judges: list[str]) -> Callable[[], None]:
-    """After a reconnect: the judges learn that messages sent meanwhile may be lost."""
+    """After a reconnect: the judges learn what became of the messages sent meanwhile (in the
+    platform's words: kept by the gateway, or caught up from QQ's history)."""
     def told() -> None:
+        text = t(f"channels.{bot.transport.capabilities.nouns}.reconnected")
         for judge in judges:
-            bot.tell(judge, t("reconnected"))
+            bot.tell(judge, text)
     return told
 
 
@@ -175,7 +190,8 @@ def run(*, clock: str | None = None, channel_name: str | None = None,
     prepare_schema(url)
     service = Service(url, judges=settings.judge_list, host=settings.host)
     transport = entry.build(own, Setup(service=service, judges=tuple(settings.judge_list),
-                                       host=settings.host, pacing=settings.pacing))
+                                       host=settings.host,
+                                       pacing=settings.pacing(entry.pacing)))
     stop = threading.Event()
     virtual = None
     if clock is not None:
@@ -201,8 +217,12 @@ def run(*, clock: str | None = None, channel_name: str | None = None,
     service.on_commit.append(lambda _gid: deliverer.poke())
     transport.handler = clocked.incoming  # with --clock, messages come at the virtual time
     transport.on_reconnect = tell_judges(bot, settings.judge_list)
-    transport.on_capabilities = tell_capabilities(
-        bot, settings.judge_list, lambda: datetime.now(zone(settings.time_zone)).date())
+    today = lambda: datetime.now(zone(settings.time_zone)).date()  # noqa: E731
+    transport.on_capabilities = tell_capabilities(bot, settings.judge_list, today)
+    reach = Reach(bot, today, me=lambda: transport.capabilities.account)
+    transport.on_friend_request = reach.friend_request
+    transport.on_unreachable = reach.unreachable
+    transport.on_guarded = reach.guarded
     if virtual is not None:
         clocked.align_clock()  # before a message (a replayed one too) can come in
     deliverer.start()

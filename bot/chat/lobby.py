@@ -14,13 +14,13 @@ import re
 import secrets
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
-from pydantic import BeforeValidator
-
+from bot import options_text
 from bot.texts import t, texts
+from bot.transport import Capabilities
 from engine import new_game, rng
-from engine.options import MAX_YELLOWS, OptionError
+from engine.options import MAX_MINUTES, OptionError
 from engine.ruleset import get_ruleset
 from rulesets.data import load
 
@@ -84,9 +84,11 @@ def _value(raw: str) -> Any:
     return raw
 
 
-def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+def split_options(items: list[str], defaults: dict[str, str] | None = None
+                  ) -> tuple[dict[str, Any], dict[str, str]]:
     """`key=value` words into (engine options, chat options); a key given twice is refused
-    (which value was meant?)."""
+    (which value was meant?). `defaults`: the chat options' (CHAT_DEFAULTS, or the channel's:
+    `channel_defaults`)."""
     engine: dict[str, Any] = {}
     chat: dict[str, str] = {}
     for item in items:
@@ -98,34 +100,38 @@ def split_options(items: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
             raise LobbyError("bad_option", key=key[:40], detail=t("option_twice"))
         if key in CHAT_OPTIONS:
             if raw.lower() not in CHAT_OPTIONS[key]:
-                raise LobbyError("bad_option", key=key,
-                                 detail=t("option_values", values="、".join(CHAT_OPTIONS[key])))
+                raise LobbyError("bad_option", key=options_text.named(key), detail=t(
+                    "option_values", values=options_text.values_hint(key)))
             chat[key] = raw.lower()
         else:
             engine[key] = _value(raw.strip())
-    return engine, {**CHAT_DEFAULTS, **chat}
+    return engine, {**(defaults or CHAT_DEFAULTS), **chat}
+
+
+def channel_defaults(caps: Capabilities) -> dict[str, str]:
+    """The chat options' defaults on a platform that can do what `caps` says: announcements in
+    a room where its risk control watches one text DMed to many (QQ)."""
+    return {**CHAT_DEFAULTS, **({"public.channel": "room"} if caps.announce_in_room else {})}
 
 
 def option_hint(ruleset: str, key: str, value: Any) -> str:
     """How the option's value is written, in Chinese (the engine's own message is for the
-    log: English, and about the code)."""
+    log: English, and about the code): its values with their words, or the form and bounds."""
     special = texts()["option_hints"].get(key)
     if special:
         return str(special)
-    model = get_ruleset(ruleset).options_model
-    field = next((f for name, f in model.model_fields.items() if (f.alias or name) == key), None)
-    ann = field.annotation if field is not None else None
-    if get_origin(ann) is Literal:
-        values = ["true" if v is True else "false" if v is False else str(v)
-                  for v in get_args(ann)]
-        return t("option_values", values="、".join(values))
-    if ann is bool:
-        return t("option_values", values="true、false")
-    if ann is int and field is not None and any(
-            isinstance(m, BeforeValidator) for m in field.metadata):
-        return t("option_duration")  # a Minutes option
-    if ann is int:
-        return t("option_count", lo=0, hi=MAX_YELLOWS)
+    try:
+        opt = options_text.option(key, ruleset)
+    except KeyError:
+        return t("option_value", value=str(value)[:40])
+    if opt.kind in ("choice", "list"):
+        return t("option_values", values=options_text.values_hint(key, ruleset))
+    if opt.kind == "duration":
+        if opt.high == MAX_MINUTES:
+            return t("option_duration")
+        return t("option_duration_max", max=options_text.duration_text(opt.high or 0))
+    if opt.kind == "count":
+        return t("option_count", lo=opt.low, hi=opt.high)
     return t("option_value", value=str(value)[:40])
 
 
@@ -174,7 +180,7 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
             if isinstance(exc, OptionError) and "played by" in str(exc):
                 break  # the count, not the option: reported below
             log.info("option %s=%r refused: %s", key, value, exc)
-            raise LobbyError("bad_option", key=key,
+            raise LobbyError("bad_option", key=options_text.named(key),
                              detail=option_hint(ruleset, key, value)) from None
     try:
         _trial(ruleset, players, dict(options))

@@ -19,8 +19,8 @@ from functools import partial
 from bot.service import Service
 from bot.store.chat import ChatStore
 from bot.store.models import Lobby
-from bot.texts import room_name, seats_text, t
-from bot.transport import Transport, TransportError
+from bot.texts import nouns, room_name, seats_text, t
+from bot.transport import ByHand, Transport, TransportError
 from engine.events import Event
 from engine.model import GameState
 
@@ -57,6 +57,10 @@ class Rooms:
         self.transport = transport
         self.dm = dm  # the chat layer's direct message (to a judge), through the outbox
         self.notice = post  # (game, group, room, text): a room notice, through the outbox
+
+    def nouns(self) -> dict[str, str]:
+        """The platform's words for its things (微信群 or QQ群), from what it reported."""
+        return nouns(self.transport.capabilities.nouns)
 
     def _contacts(self, gid: str) -> dict[int, str]:
         return self.chats.contacts(gid)
@@ -160,7 +164,7 @@ class Rooms:
             return  # the judge was told once
         self.dm(lobby.judge, t("room_make_by_hand", code=gid, name=f"{gid}{room_name(group)}",
                                members=seats_text(seats), judges=judges,
-                               room=room_name(group)))
+                               room=room_name(group), **self.nouns()))
 
     def _asked(self, code: str) -> list[str]:
         """The groups whose room the judge was asked to make by hand."""
@@ -183,29 +187,44 @@ class Rooms:
         new = [c for c in plan.contacts if c not in current]
         if not gone and not new:
             return
-        for c in gone:
-            self._try(partial(self.transport.remove_member, room, c))
+        # Who leaves is out of the record before the room lets them go, who comes is in after
+        # it let them in: a post sent meanwhile is on no page that did not get it (bot/web).
+        if gone:
+            self.chats.change_room_members(gid, group, gone, ())
+        by_hand = [c for c in gone if isinstance(
+            self._try(partial(self.transport.remove_member, room, c)), ByHand)]
         for c in new:
             self._try(partial(self.transport.add_member, room, c))
-        self.chats.change_room_members(gid, group, gone, new)
-        self._audit(gid, group, room, plan.contacts, lobby)
+        if new:
+            self.chats.change_room_members(gid, group, (), new)
+        self._audit(gid, group, room, plan.contacts, lobby, asked=by_hand)
+        if by_hand:  # the bot may not remove them (not a group admin): the judge does
+            seat_of_c = {c: n for n, c in contacts.items()}
+            self.dm(lobby.judge, t("room_kick_by_hand", code=gid, room=room_name(group),
+                                   who="、".join(t("words.seat", n=seat_of_c[c])
+                                                if c in seat_of_c else c for c in by_hand),
+                                   **self.nouns()))
         outs = sorted(seat_of[c] for c in gone if c in seat_of and not state.seat(
             seat_of[c]).alive)
         for n in outs:
             self.notice(gid, group, room, t("room_out", seat=n))
 
-    def _audit(self, gid: str, group: str, room: str, wanted: list[str], lobby: Lobby) -> None:
+    def _audit(self, gid: str, group: str, room: str, wanted: list[str], lobby: Lobby,
+               asked: Sequence[str] = ()) -> None:
         """After every change, the room's real members against what it should hold (a
         platform may drop an add or a removal without saying so): the judge is told of a
-        difference, the bot's record follows the room."""
+        difference, the bot's record follows the room. `asked`: members the judge was just
+        asked to remove (not told twice)."""
         try:
             present = self.transport.members(room)
         except TransportError:
             return  # a transport that cannot list members: nothing to check
         judges = {lobby.judge} | self.service.judges
         missing = [c for c in wanted if c not in present and c not in judges]
-        extra = [c for c in present if c not in wanted and c not in judges]
+        extra = [c for c in present if c not in wanted and c not in judges and c not in asked]
         if not missing and not extra:
+            if asked:
+                self.chats.set_room_members(gid, group, present)
             return
         log.warning("%s: room %s has %s missing, %s extra", gid, room, missing, extra)
         seat_of = {c: n for n, c in self._contacts(gid).items()}
@@ -260,8 +279,11 @@ class Rooms:
         return t("room_bound", code=gid, room=room_name(group))
 
     @staticmethod
-    def _try(action: Callable[[], None]) -> None:
+    def _try(action: Callable[[], None]) -> TransportError | None:
+        """The action, or what the transport raised (the room goes on; it is logged)."""
         try:
             action()
-        except TransportError as exc:  # the room goes on; the judge sees it in the log
+        except TransportError as exc:
             log.warning("room action failed: %s", exc)
+            return exc
+        return None

@@ -61,20 +61,23 @@ class Request:
     lobby: Lobby | None = None
     judge: bool = False
     seat: int | None = None
-    replies: list[tuple[str, str, int]] = field(default_factory=list)
+    # (to, text, priority, the game it concerns: its seat's page shows it)
+    replies: list[tuple[str, str, int, str | None]] = field(default_factory=list)
 
     @property
     def sender(self) -> str:
         """The sender's contact id."""
         return self.msg.sender
 
-    def say(self, text: str) -> None:
+    def say(self, text: str, *, game: str | None = None) -> None:
         """The answer to the sender (it leaves first)."""
-        self.tell(self.msg.sender, text)
+        self.tell(self.msg.sender, text, game=game)
 
-    def tell(self, contact: str, text: str) -> None:
-        """A DM to someone else (a judge told of a join, a relayed line)."""
-        self.replies.append((contact, text, REPLY if contact == self.msg.sender else NORMAL))
+    def tell(self, contact: str, text: str, *, game: str | None = None) -> None:
+        """A DM to someone else (a judge told of a join, a relayed line). `game`: the game
+        it concerns, if not the request's."""
+        self.replies.append((contact, text, REPLY if contact == self.msg.sender else NORMAL,
+                             game or self.code))
 
 
 @dataclass

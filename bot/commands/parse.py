@@ -86,6 +86,14 @@ def _is_sep(ch: str) -> bool:
     return _is_space(ch) or _is_punct(ch)
 
 
+def _skip_to_text(s: str, i: int) -> int:
+    """Like `_skip`, but an opening bracket or quote is the text's own (`遗言 【我】是好人`,
+    `遗言 [CQ:at,qq=all]` keep theirs)."""
+    while i < len(s) and _is_sep(s[i]) and unicodedata.category(s[i]) not in ("Ps", "Pi"):
+        i += 1
+    return i
+
+
 def _skip(s: str, i: int) -> int:
     while i < len(s) and _is_sep(s[i]):
         i += 1
@@ -294,7 +302,7 @@ def _match(spec: VerbSpec, form: Form, s: str, i: int) -> tuple[_Acc, int | None
     text_at: int | None = None
     for slot in form.slots:
         while True:
-            i = _skip(s, i)
+            i = _skip_to_text(s, i) if slot.kind == "text" else _skip(s, i)
             if i >= len(s):
                 if slot.optional or slot.repeat:
                     break

@@ -41,15 +41,17 @@ SLOT_SKILLS: dict[str, tuple[str, ...]] = {
 DUTY_SKILLS: dict[str, str] = {"hunter": "shoot"}
 # How often a seat stands for sheriff (the standard board's 上警): the random agent; the
 # heuristic one by role (the seer always, to claim from the badge; a wolf now and then, to
-# counter-claim).
+# counter-claim). How often the random agent's candidate withdraws (退水); the heuristic one
+# never does.
 RUN_RANDOM = 0.3
+WITHDRAW_RANDOM = 0.2
 RUN_HEURISTIC = {"seer": 1.0, "wolf": 0.3}
 RUN_OTHERS = 0.15
 
 
 @dataclass(frozen=True)
 class Duty:
-    kind: str  # night | vote | setup | handover | lastwords | deadline | run (上警)
+    kind: str  # night | vote | setup | handover | lastwords | deadline | run (上警) | withdraw
     key: str = ""  # the slot key (night) or the deadline kind (deadline)
 
 
@@ -78,6 +80,8 @@ class RandomAgent:
         pool = sorted(view.public_in)  # itself included: some skills may target oneself
         if duty.kind == "run":
             return [Act(seat=seat, skill="run")] if rng.random() < RUN_RANDOM else []
+        if duty.kind == "withdraw":
+            return [Act(seat=seat, skill="withdraw")] if rng.random() < WITHDRAW_RANDOM else []
         if duty.kind == "vote":
             if view.election:
                 return [Vote(seat=seat, target=_pick(rng, view.candidates + [0]) or None)]
@@ -129,6 +133,8 @@ class HeuristicAgent:
         if duty.kind == "run":
             chance = RUN_HEURISTIC.get(view.role or "", RUN_OTHERS)
             return [Act(seat=seat, skill="run")] if rng.random() < chance else []
+        if duty.kind == "withdraw":
+            return []  # a candidate stays in the race
         if duty.kind == "vote" and view.election:
             return [Vote(seat=seat, target=self.candidate(view, rng))]
         if duty.kind == "vote":

@@ -145,6 +145,9 @@ class GameDriver:
         if running and election["phase"] == "signup":  # the standard board's 上警
             for st in state.living():
                 out.append((st.seat, Duty("run"), ("run", st.seat)))
+        if running and election["phase"] in ("signup", "withdraw"):  # and its 退水
+            for n in election["candidates"]:
+                out.append((n, Duty("withdraw"), ("withdraw", n)))
         if state.phase.startswith("D") and any(d.kind == "day_close" for d in state.deadlines):
             # Who votes now: the ruleset's ballot (an election's non-candidates, and no
             # revealed idiot); nobody while the election's sign-up runs.

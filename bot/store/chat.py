@@ -10,8 +10,21 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, String, cast, delete, func, literal, null, select, union_all
+from sqlalchemy import (
+    Integer,
+    String,
+    cast,
+    delete,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from bot.gametime import utcnow
 from bot.outbox import DIGEST, NORMAL, hold
@@ -29,6 +42,7 @@ from bot.store.models import (
     Player,
     Room,
     RoomMember,
+    RoomStay,
     SeatToken,
     Secret,
     WebLink,
@@ -38,6 +52,7 @@ from engine.events import Event
 ENDS = ("open", "started")  # lobby statuses of a game that is not over
 SUMMARY_EVERY = timedelta(minutes=1)  # the judge's summary of joins, at most this often
 SUMMARY_MARGIN = timedelta(seconds=5)  # a summary due sooner may be on its way: not changed
+ROOM_CHANNELS = ("group", "public")  # outbox rows posted in a room (target group:NAME, public)
 
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
@@ -53,6 +68,39 @@ def chat_row(key: str, to: str, text: str, game_id: str | None, *,
                      target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
                      text=text, created_at=now, attempts=0, next_attempt_at=due,
                      priority=priority, turn=turn, host=host)
+
+
+def _stays(s: Session, game_id: str, group: str, gone: Iterable[str], new: Iterable[str]
+           ) -> None:
+    """The rooms' history follows a change of members: who left, left now; who came, came
+    now."""
+    now = utcnow()
+    gone = list(gone)
+    if gone:
+        s.execute(update(RoomStay).where(
+            RoomStay.game_id == game_id, RoomStay.room == group,
+            RoomStay.contact_id.in_(gone), RoomStay.until.is_(None)).values(until=now))
+    for c in new:
+        s.add(RoomStay(game_id=game_id, room=group, contact_id=c, since=now))
+
+
+def _hand_overs(s: Session, game_id: str, seat: int) -> int:
+    return s.scalar(select(func.count()).select_from(SeatToken).where(
+        SeatToken.game_id == game_id, SeatToken.seat == seat,
+        SeatToken.used_by.is_not(None))) or 0
+
+
+@dataclass(frozen=True)
+class LinkFacts:
+    """What the database says of a page link's claim (ChatStore.link_facts)."""
+
+    holder: str | None  # the seat's contact now
+    judge: str | None  # the game's own judge; None: no such game on this account
+    hand_overs: int  # how often the seat changed hands
+    epochs: dict[str, int]  # link generations (a contact missing: 0)
+
+    def epoch(self, contact: str | None) -> int:
+        return self.epochs.get(contact or "", 0)
 
 
 @dataclass(frozen=True)
@@ -111,15 +159,15 @@ class ChatStore:
         self.db = db
 
     # who sent a message --------------------------------------------------------------------------
-    def sender(self, contact: str, room: str | None = None,
+    def sender(self, contact: str | None, room: str | None = None,
                msg_key: str | None = None) -> Sender:
         """Everything the chat layer asks of who sent a message and where, in one statement:
         the contact's seats, joined lobbies and judged games; the game and group of `room`;
         whether `msg_key` was handled. Every channel builds its `Sender` here, from its own
-        identities (a contact id, a room id)."""
+        identities (a contact id, a room id); None: a room's, with no contact."""
         host = self.db.host
         # one UNION ALL: (what, game, seat, word); the first part types the columns
-        parts = [
+        parts = [] if contact is None else [
             select(cast(literal("seat"), String), Player.game_id, Player.seat, Game.status)
             .join(Game, Game.id == Player.game_id)
             .where(Player.contact_id == contact, of_host(Game.host, host)),
@@ -147,6 +195,8 @@ class ChatStore:
         over: set[str] = set()
         found_room: tuple[str, str] | None = None
         handled = False
+        if not parts:
+            return Sender(contact="")
         with self.db.read() as s:
             rows = s.execute(union_all(*parts)).all()
         for what, game, seat, word in rows:
@@ -164,7 +214,7 @@ class ChatStore:
                 found_room = found_room or (game, word)
             else:
                 handled = True
-        return Sender(contact=contact, seats=seats, playing=frozenset(playing),
+        return Sender(contact=contact or "", seats=seats, playing=frozenset(playing),
                       joined=frozenset(joined), judged=tuple(sorted(judged)),
                       judged_over=frozenset(over), room=room,
                       room_game=found_room[0] if found_room else None,
@@ -172,15 +222,21 @@ class ChatStore:
 
     # messages handled ----------------------------------------------------------------------------
     def handled(self, msg_key: str, sender: str, at: datetime,
-                replies: Sequence[tuple[str, str, int]]) -> bool:
-        """The message marked handled together with its replies (to, text, priority): False
-        if it was handled meanwhile (then its replies are dropped)."""
+                replies: Sequence[tuple[str, str, int, str | None]]) -> bool:
+        """The message marked handled together with its replies (to, text, priority, the
+        game it concerns): False if it was handled meanwhile (then its replies are dropped).
+        A reply about a game that has started is that game's row (its seat's page shows it);
+        one about a lobby or no game belongs to none."""
         try:
             with self.db.write() as s:
                 s.add(ChatMessage(msg_id=msg_key, sender=sender, received_at=at))
                 s.flush()
-                for i, (to, text, priority) in enumerate(replies):
-                    s.add(chat_row(f"chat/{msg_key}/{i}", to, text, None, priority=priority,
+                named = {g for *_, g in replies if g is not None}
+                games = set(s.scalars(select(Game.id).where(
+                    Game.id.in_(named), of_host(Game.host, self.db.host)))) if named else set()
+                for i, (to, text, priority, game) in enumerate(replies):
+                    s.add(chat_row(f"chat/{msg_key}/{i}", to, text,
+                                   game if game in games else None, priority=priority,
                                    host=self.db.host))
         except IntegrityError:
             return False
@@ -395,11 +451,16 @@ class ChatStore:
 
     def set_room_members(self, game_id: str, group: str, contacts: Iterable[str]) -> None:
         """The members the bot knows of the room: exactly these."""
+        wanted = list(dict.fromkeys(contacts))
         with self.db.write() as s:
+            before = set(s.scalars(select(RoomMember.contact_id).where(
+                RoomMember.game_id == game_id, RoomMember.room == group)))
             s.execute(delete(RoomMember).where(RoomMember.game_id == game_id,
                                                RoomMember.room == group))
-            for c in dict.fromkeys(contacts):
+            for c in wanted:
                 s.add(RoomMember(game_id=game_id, room=group, contact_id=c))
+            _stays(s, game_id, group, before - set(wanted),
+                   [c for c in wanted if c not in before])
 
     def all_rooms(self) -> dict[str, list[str]]:
         """Every room of every game with the members the bot knows of it (room id ->
@@ -419,8 +480,17 @@ class ChatStore:
             out.setdefault(rid, [])
         return out
 
+    def bound_rooms(self) -> list[tuple[str, str, str]]:
+        """The rooms of this account's games under way: (game, room name, room id)."""
+        with self.db.read() as s:
+            return [(g, n, r) for g, n, r in s.execute(
+                select(Room.game_id, Room.name, Room.room_id).join(Game, Game.id == Room.game_id)
+                .where(of_host(Game.host, self.db.host), Game.status == "active")
+                .order_by(Room.game_id, Room.name))]
+
     def change_room_members(self, game_id: str, group: str, gone: Iterable[str],
                             new: Iterable[str]) -> None:
+        gone, new = list(gone), list(new)
         with self.db.write() as s:
             for c in gone:
                 s.execute(delete(RoomMember).where(RoomMember.game_id == game_id,
@@ -428,6 +498,36 @@ class ChatStore:
                                                    RoomMember.contact_id == c))
             for c in new:
                 s.add(RoomMember(game_id=game_id, room=group, contact_id=c))
+            _stays(s, game_id, group, gone, new)
+
+    # what a contact was sent (a seat's page: bot/web) ----------------------------------------
+    def delivered(self, game_id: str, contact: str) -> list[tuple[datetime, str]]:
+        """What the game sent `contact`, in the order it went (naive UTC, text): every DM to
+        it (as a seat, as itself: receipts, refusals, relayed lines, a page's answers) and
+        every post of a room of the game while it was in that room. Only what went: a row
+        not sent yet, or never sent, is nobody's."""
+        with self.db.read() as s:
+            rows = s.execute(select(OutboxRow.sent_at, OutboxRow.text, OutboxRow.channel,
+                                    OutboxRow.target).where(
+                OutboxRow.game_id == game_id, OutboxRow.sent_at.is_not(None),
+                or_(OutboxRow.address == contact,
+                    OutboxRow.channel.in_(ROOM_CHANNELS))).order_by(OutboxRow.sent_at,
+                                                                      OutboxRow.id)).all()
+            stays: dict[str, list[tuple[datetime, datetime | None]]] = {}
+            if any(r.channel in ROOM_CHANNELS for r in rows):
+                for room, since, until in s.execute(select(
+                        RoomStay.room, RoomStay.since, RoomStay.until).where(
+                        RoomStay.game_id == game_id, RoomStay.contact_id == contact)):
+                    stays.setdefault(room, []).append((since, until))
+        out = []
+        for sent_at, text, channel, target in rows:
+            if channel in ROOM_CHANNELS:
+                room = target.removeprefix("group:")
+                if not any(since <= sent_at and (until is None or sent_at < until)
+                           for since, until in stays.get(room, [])):
+                    continue
+            out.append((sent_at, text))
+        return out
 
     # substitution --------------------------------------------------------------------------------
     def add_token(self, token_hash: str, game_id: str, seat: int, at: datetime) -> None:
@@ -511,6 +611,27 @@ class ChatStore:
         """The generation of `contact`'s page links (0 until `网页 重置`)."""
         with self.db.read() as s:
             return s.scalar(select(WebLink.epoch).where(WebLink.contact_id == contact)) or 0
+
+    def hand_overs(self, game_id: str, seat: int) -> int:
+        """How often the seat changed hands (`接替`): the generation of its page links."""
+        with self.db.read() as s:
+            return _hand_overs(s, game_id, seat)
+
+    def link_facts(self, game_id: str, seat: int, others: Sequence[str] = ()) -> LinkFacts:
+        """What a page link is checked against: the seat's holder, the game's own judge, the
+        seat's hand-overs, and the link generations of those two and of `others`. The same
+        four reads whatever is asked, a game or seat that does not exist included: a refused
+        link costs what a good one costs (bot/web/app.py)."""
+        with self.db.read() as s:
+            holder = s.scalar(select(Player.contact_id).where(Player.game_id == game_id,
+                                                              Player.seat == seat))
+            judge = s.scalar(select(Lobby.judge).where(Lobby.code == game_id,
+                                                       of_host(Lobby.host, self.db.host)))
+            hand_overs = _hand_overs(s, game_id, seat)
+            asked = [c for c in (holder, judge, *others) if c] or [""]
+            epochs = {c: e for c, e in s.execute(select(WebLink.contact_id, WebLink.epoch)
+                                                 .where(WebLink.contact_id.in_(asked)))}
+        return LinkFacts(holder, judge, hand_overs, epochs)
 
     def revoke_links(self, contact: str) -> int:
         """`网页 重置`: a new generation; every link given before is refused. The new one."""

@@ -296,6 +296,22 @@ class RoomMember(Base):
     contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
 
 
+class RoomStay(Base):
+    """A contact's time in a game's room, from `since` until `until` (None: still there; naive
+    UTC), as the bot put them in or took them out: a seat's page shows a room's post only if it
+    went while its contact was in the room (bot/web)."""
+
+    __tablename__ = "room_stays"
+    __table_args__ = (Index("ix_room_stays_game_contact", "game_id", "contact_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk())
+    room: Mapped[str] = mapped_column(String(32))  # the group name
+    contact_id: Mapped[str] = mapped_column(String(128))
+    since: Mapped[datetime] = mapped_column(DateTime)
+    until: Mapped[datetime | None] = mapped_column(DateTime)
+
+
 # The forum vote thread (bot/forum, votes.channel=forum-auto): bound threads and the ledger.
 
 

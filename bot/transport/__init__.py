@@ -43,7 +43,12 @@ class Incoming:
 class Capabilities:
     """What the account behind a transport can do, as its gateway reported it at login
     (`reported` False: nothing was reported, everything is assumed and learned on the first
-    failure). `puppet`: the puppet's package name, when known."""
+    failure). `puppet`: the puppet's package name, when known. `nouns`: the words that name
+    the platform's things to people (texts.yaml `channels`: 微信群 or QQ群, 微信号 or QQ号):
+    the chat layer words every text with them, whatever the platform. `announce_in_room`: the
+    platform's risk control watches one text DMed to many, so a game's public announcements go
+    to its public room by default (`public.channel=room`; by DM until one is bound).
+    `account`: the bot's own id where people must type it (QQ: the number to befriend)."""
 
     send_dm: bool = True
     create_rooms: bool = True
@@ -52,6 +57,9 @@ class Capabilities:
     list_members: bool = True
     puppet: str | None = None
     reported: bool = False
+    nouns: str = "wechat"
+    announce_in_room: bool = False
+    account: str | None = None  # the account's own id, where people need it (a QQ number)
 
 
 class TransportError(Exception):
@@ -64,6 +72,15 @@ class Unsupported(TransportError):
 
 class Refused(TransportError):
     """The platform refused it this time (rate limit, blocked, not a friend)."""
+
+
+class Unreachable(Refused):
+    """The contact cannot get a DM from this account until they do something (on QQ: become
+    the bot's friend); the message stays queued."""
+
+
+class ByHand(Unsupported):
+    """A person must do this (on QQ: remove a member from a group the bot is no admin of)."""
 
 
 class Interrupted(TransportError, SendInterrupted):
@@ -79,7 +96,14 @@ class Transport(ABC):
     `on_reconnect` is called after each connection but the first (messages sent meanwhile
     may be lost: the judges are told); `on_capabilities` with what the account can do, each
     time the platform reports it (the judges are told). A transport calls the last two on the
-    thread it calls `handler` on, in order with the messages."""
+    thread it calls `handler` on, in order with the messages.
+
+    Three more, for a platform that limits whom the bot reaches (QQ; bot/chat/reach.py
+    answers them, a platform without such limits never calls them), on the same thread:
+    `on_friend_request(contact, comment) -> bool` (approve someone asking to be the bot's
+    contact?), `on_unreachable(contact)` (a DM cannot reach them until they act: the judge is
+    told), `on_guarded(conversation, is_room)` (the transport holds sends to one conversation a
+    while, before the platform's risk control would flag it: the judge is told)."""
 
     can_create_rooms: bool = True
     can_manage_members: bool = True
@@ -88,6 +112,9 @@ class Transport(ABC):
     handler: Callable[[Incoming], None] | None = None
     on_reconnect: Callable[[], None] | None = None
     on_capabilities: Callable[[Capabilities], None] | None = None
+    on_friend_request: Callable[[str, str], bool] | None = None
+    on_unreachable: Callable[[str], None] | None = None
+    on_guarded: Callable[[str, bool], None] | None = None
 
     # life cycle -------------------------------------------------------------------------------
     @abstractmethod

@@ -37,7 +37,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic_settings import BaseSettings
@@ -55,6 +55,7 @@ DEFAULT = "wechat"
 # name -> the module that defines `CHANNEL` (imported only when the channel is chosen)
 CHANNELS: dict[str, str] = {
     "wechat": "bot.transport.wechaty",
+    "onebot": "bot.transport.onebot",  # QQ through NapCat or LLOneBot (OneBot v11)
 }
 
 S = TypeVar("S", bound=BaseSettings)
@@ -79,6 +80,8 @@ class Channel(Generic[S]):
     settings: type[S]
     build: Callable[[S, Setup], Transport]
     checks: Callable[[Checkup, Mapping[str, Any]], None] | None = None
+    # the pace the platform tolerates, unless WOLFJUDGE_SEND_INTERVAL … say otherwise
+    pacing: PacingSettings = field(default_factory=PacingSettings)
 
 
 class UnknownChannel(ValueError):

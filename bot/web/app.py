@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,10 +34,11 @@ from bot.store.chat import ChatStore
 from bot.texts import t, text_data
 from bot.transport import Incoming
 from bot.web import pages
-from bot.web.links import Claim, Links
+from bot.web.links import Claim, Kind, Links
 from bot.web.replay import replay_data, replay_page
 
 HERE = Path(__file__).parent
+NO_CLAIM = Claim("p", "", "", 0, -1, -1)  # what a token that is none of ours is checked as
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
                                "script-src 'self'; form-action 'self'; base-uri 'none'; "
@@ -92,18 +93,45 @@ def create_app(service: Service, chats: ChatStore, links: Links,
             state, code, chats.players(code), service.game_log(code), game_time(code),
             ledger))
 
-    def player_view(code: str, seat: int, answers: list[str] | None = None) -> HTMLResponse:
+    def player_view(code: str, seat: int, contact: str, answers: list[str] | None = None
+                    ) -> HTMLResponse:
         name = chats.players(code).get(seat, (None, None))[1] or ""
+        tz = zone(service.time_zone(code))
         return page("player.html", answers=answers, p=pages.player_page(
-            service.state(code), seat, code, name, service.game_log(code)))
+            service.state(code), seat, code, name, service.game_log(code),
+            chats.delivered(code, contact), lambda at: wall_clock(at.replace(tzinfo=UTC), tz)))
 
-    async def act(request: Request, token: str, contact: str, code: str,
-                  answers: set[str]) -> list[str] | HTMLResponse:
+    def admitted(token: str, kind: Kind) -> tuple[Claim, str] | None:
+        """The link's claim and its contact, if the link opens a page of `kind` now: a
+        judge's link while its contact judges the game, a seat's while its contact holds the
+        seat, both of the contact's current generation (`网页 重置`), a seat's of the seat's
+        current hand-over. The same reads and comparisons for every token, a random one
+        included (no early return that skips a read): a revoked link is not told from a
+        forged one by the time it takes."""
+        claim = links.read(token)
+        c = claim if claim is not None else NO_CLAIM
+        judges = [j for j in sorted(service.judges) if c.given_to(j)]
+        facts = chats.link_facts(c.game, c.seat or 0, judges[:1])
+        if kind == "p":
+            contact = facts.holder
+            fresh = c.seat is not None and c.gen == facts.hand_overs
+        else:
+            own = facts.judge is not None and c.given_to(facts.judge)
+            contact = facts.judge if own else (judges[0] if judges else None)
+            fresh = facts.judge is not None  # a game of this account's
+        ok = ((claim is not None) & (c.kind == kind) & fresh & (contact is not None)
+              & c.given_to(contact or "") & (c.epoch == facts.epoch(contact)))
+        return (c, contact) if ok and contact is not None else None
+
+    async def act(request: Request, claim: Claim, contact: str, answers: set[str]
+                  ) -> list[str] | HTMLResponse:
         """What the page's form says, sent as `contact`'s DM (addressed to the game);
         the answers it got, or the page's refusal (too many, or the pages only read)."""
+        code = claim.game
         if bot is None:
             return page("denied.html", status=405, reason=t("web.read_only"))
-        if not limits.take(token, now()):
+        # per claim, not per token: another spelling of the same link is the same budget
+        if not limits.take((claim.kind, claim.game, claim.contact, claim.seat), now()):
             return page("denied.html", status=429, reason=t("web.too_many"))
         form = await request.form()
         text = " ".join(str(form.get(k, "")).strip() for k in ("cmd", "a", "b", "c")
@@ -119,37 +147,35 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
     @app.get("/j/{token}", response_class=HTMLResponse)
     def judge(token: str) -> HTMLResponse:
-        claim = links.read(token)
-        if claim is None or claim.kind != "j" or _judge(claim, service, chats) is None:
-            return denied()
-        return judge_view(claim.game)
+        found = admitted(token, "j")
+        return denied() if found is None else judge_view(found[0].game)
 
     @app.post("/j/{token}", response_class=HTMLResponse)
     async def judge_send(token: str, request: Request) -> HTMLResponse:
-        claim = links.read(token)
-        contact = None if claim is None or claim.kind != "j" else _judge(claim, service, chats)
-        if claim is None or contact is None:
+        found = admitted(token, "j")
+        if found is None:
             return denied()
-        got = await act(request, token, contact, claim.game, {"judge", f"contact:{contact}"})
+        claim, contact = found
+        got = await act(request, claim, contact, {"judge", f"contact:{contact}"})
         return got if isinstance(got, HTMLResponse) else judge_view(claim.game, got)
 
     @app.get("/p/{token}", response_class=HTMLResponse)
     def player(token: str) -> HTMLResponse:
-        claim = links.read(token)
-        if claim is None or claim.kind != "p" or claim.seat is None or _holder(
-                claim, service, chats) is None:
+        found = admitted(token, "p")
+        if found is None:
             return denied()
-        return player_view(claim.game, claim.seat)
+        claim, contact = found
+        return player_view(claim.game, claim.seat or 0, contact)
 
     @app.post("/p/{token}", response_class=HTMLResponse)
     async def player_send(token: str, request: Request) -> HTMLResponse:
-        claim = links.read(token)
-        contact = None if claim is None or claim.kind != "p" else _holder(claim, service, chats)
-        if claim is None or claim.seat is None or contact is None:
+        found = admitted(token, "p")
+        if found is None:
             return denied()
-        got = await act(request, token, contact, claim.game,
-                        {f"contact:{contact}", f"seat:{claim.seat}"})
-        return got if isinstance(got, HTMLResponse) else player_view(claim.game, claim.seat,
+        claim, contact = found
+        seat = claim.seat or 0
+        got = await act(request, claim, contact, {f"contact:{contact}", f"seat:{seat}"})
+        return got if isinstance(got, HTMLResponse) else player_view(claim.game, seat, contact,
                                                                       got)
 
     @app.get("/replay/{code}", response_class=HTMLResponse)
@@ -170,42 +196,23 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
 
 class RateLimits:
-    """At most ACTIONS page actions a minute per link (a fixed window each)."""
+    """At most ACTIONS page actions a minute per key (a link's claim: a fixed window each)."""
 
     ACTIONS = 20
 
     def __init__(self) -> None:
-        self._windows: dict[str, tuple[datetime, int]] = {}
+        self._windows: dict[Hashable, tuple[datetime, int]] = {}
         self._lock = threading.Lock()
 
-    def take(self, token: str, at: datetime) -> bool:
+    def take(self, key: Hashable, at: datetime) -> bool:
         minute = at.replace(second=0, microsecond=0)
         with self._lock:
-            start, count = self._windows.get(token, (minute, 0))
+            start, count = self._windows.get(key, (minute, 0))
             if start != minute:
                 start, count = minute, 0
             if count >= self.ACTIONS:
                 return False
             if len(self._windows) > 10_000:  # old windows go
                 self._windows = {k: v for k, v in self._windows.items() if v[0] == minute}
-            self._windows[token] = (start, count + 1)
+            self._windows[key] = (start, count + 1)
             return True
-
-
-def _judge(claim: Claim, service: Service, chats: ChatStore) -> str | None:
-    """The link's contact, if it still judges its game and the link is of its current
-    generation."""
-    lobby = chats.lobby(claim.game)
-    if lobby is None:
-        return None
-    judge = next((c for c in (lobby.judge, *sorted(service.judges)) if claim.given_to(c)), None)
-    return judge if judge is not None and claim.epoch == chats.link_epoch(judge) else None
-
-
-def _holder(claim: Claim, service: Service, chats: ChatStore) -> str | None:
-    """The link's contact, if it still holds its seat (not after `接替`) and the link is of
-    its current generation."""
-    contact = chats.contacts(claim.game).get(claim.seat or 0)
-    ok = contact is not None and claim.given_to(contact) and (
-        claim.epoch == chats.link_epoch(contact))
-    return contact if ok else None

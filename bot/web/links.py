@@ -2,7 +2,8 @@
 (and a seat), and revoked all at once by the contact's `网页 重置`.
 
 A link is `/j/TOKEN` (a judge's page of a game) or `/p/TOKEN` (a seat's page); the token is
-itsdangerous' URL-safe, timestamped signature over (kind, game, contact, seat, generation).
+itsdangerous' URL-safe, timestamped signature over (kind, game, contact, seat, generation,
+the seat's hand-overs).
 Its checks against the database (is the contact still that game's judge, or that seat's
 player; is the generation current) are the app's (bot/web/app.py): a token alone proves only
 that we made it, and when."""
@@ -28,13 +29,16 @@ Kind = Literal["j", "p"]
 class Claim:
     """What a valid token says: a judge's (`j`) or a seat's (`p`) page of `game`, given to
     the contact whose digest is `contact` (a link shows no contact id) in its link
-    generation `epoch`."""
+    generation `epoch`; a seat's link also names how often the seat had changed hands
+    (`gen`): every hand-over (`接替`) ends the links given before it, also for a contact who
+    takes the seat back."""
 
     kind: Kind
     game: str
     contact: str
     seat: int | None
     epoch: int
+    gen: int = 0
 
     def given_to(self, contact: str) -> bool:
         return hmac.compare_digest(self.contact, digest(contact))
@@ -66,8 +70,9 @@ class Links:
     def _seconds(self) -> int:
         return int(self._now().replace(tzinfo=UTC).timestamp())
 
-    def make(self, kind: Kind, game: str, contact: str, seat: int | None, epoch: int) -> str:
-        return str(self._s.dumps([kind, game, digest(contact), seat, epoch]))
+    def make(self, kind: Kind, game: str, contact: str, seat: int | None, epoch: int,
+             gen: int = 0) -> str:
+        return str(self._s.dumps([kind, game, digest(contact), seat, epoch, gen]))
 
     def read(self, token: str) -> Claim | None:
         """The claim of a token we made that has not expired; None for anything else."""
@@ -75,13 +80,14 @@ class Links:
             data = self._s.loads(token, max_age=int(self.max_age.total_seconds()))
         except (BadSignature, ValueError, TypeError):
             return None
-        if not (isinstance(data, list) and len(data) == 5 and data[0] in ("j", "p")):
+        if not (isinstance(data, list) and len(data) in (5, 6) and data[0] in ("j", "p")):
             return None
-        kind, game, contact, seat, epoch = data
+        kind, game, contact, seat, epoch, *rest = data  # (a link made before `gen`: 0)
+        gen = rest[0] if rest else 0
         if not (isinstance(game, str) and isinstance(contact, str) and isinstance(epoch, int)
-                and (seat is None or isinstance(seat, int))):
+                and isinstance(gen, int) and (seat is None or isinstance(seat, int))):
             return None
-        return Claim(kind, game, contact, seat, epoch)
+        return Claim(kind, game, contact, seat, epoch, gen)
 
 
 @dataclass(frozen=True)
@@ -92,5 +98,7 @@ class PageLinks:
     base: str
     links: Links
 
-    def url(self, kind: Kind, game: str, contact: str, seat: int | None, epoch: int) -> str:
-        return f"{self.base.rstrip('/')}/{kind}/{self.links.make(kind, game, contact, seat, epoch)}"
+    def url(self, kind: Kind, game: str, contact: str, seat: int | None, epoch: int,
+            gen: int = 0) -> str:
+        token = self.links.make(kind, game, contact, seat, epoch, gen)
+        return f"{self.base.rstrip('/')}/{kind}/{token}"

@@ -4,12 +4,13 @@ from the texts and the renderer; the templates escape all of it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.chat import reports
 from bot.feed import describe_command, describe_deadline
-from bot.render import render_event, render_for_judge
+from bot.render import messages_for, render_for_judge
 from bot.service import event_of
 from bot.store.codec import decode
 from bot.store.models import LogEntry
@@ -107,23 +108,17 @@ def deadlines(state: GameState, now: datetime) -> list[str]:
 
 
 def player_page(state: GameState, seat: int, code: str, forum_name: str,
-                log: list[LogEntry]) -> PlayerPage:
-    """Only what seat `seat` was told (an event whose audience reaches it), and its own
-    status as `状态` gives it: nothing else, ever."""
-    history: list[Line] = []
+                log: list[LogEntry], delivered: list[tuple[datetime, str]],
+                wall: Callable[[datetime], datetime]) -> PlayerPage:
+    """What seat `seat`'s contact was sent (`delivered`: each message as it went, naive UTC,
+    shown at `wall`'s game time), the role card the seat was dealt, and its own status as
+    `状态` gives it: nothing else, ever. The outbox is the truth, as for the chat."""
     card = ""
     for row in log:
-        if row.kind != "event":
-            continue
-        aud = row.audience or {}
-        if not (aud.get("public") or seat in (aud.get("seats") or [])):
-            continue
-        event = event_of(row.body)
-        text = render_event(event, state.ruleset)
-        if event.type == "RoleDealt":
-            card = text
-        if text:
-            history.append(Line(event.at.strftime("%m-%d %H:%M"), text))
+        if row.kind == "event" and row.type == "RoleDealt" and seat in (
+                (row.audience or {}).get("seats") or []):
+            card = messages_for(event_of(row.body), seat, state.ruleset) or ""
+    history = [Line(wall(at).strftime("%m-%d %H:%M"), text) for at, text in delivered]
     return PlayerPage(code, t("web.player_title", code=code, seat=seat,
                               role=role_name(state.ruleset, state.seat(seat).role)),
                       phase_text(state.phase), card,

@@ -37,11 +37,14 @@ class Role:
     slot: str | None = None
     # A skill filling another slot than `slot` (anomaly's 过载, "overload:{seat}").
     skill_slots: Mapping[str, str] = field(default_factory=dict)
-    # Skill words used by a living character outside the night slots (Cupid's link).
+    # Skill words used by a living character outside the night slots (Cupid's link, the
+    # standard wolf's 自爆).
     skills: Mapping[str, DirectSkill] = field(default_factory=dict)
     # A command this role takes before anything else is checked (a duty that outlives going
-    # out: the hunter's shot); returns its handler or None.
+    # out: the hunter's shot); returns its handler or None. `claimed`: the skill words it
+    # may take (besides `pass`).
     claims: Callable[[Ctx, Seat, Act], DirectSkill | None] | None = None
+    claimed: tuple[str, ...] = ()
     setup: Callable[[Ctx], None] | None = None
     setup_deadline: Callable[[Ctx, Deadline], None] | None = None  # its setup duty (key = name)
     open_night: Callable[[Ctx], None] | None = None  # add its slot, send its prompt
@@ -57,6 +60,13 @@ class Role:
     deadline_kinds: Mapping[str, DeadlineKind] = field(default_factory=dict)
     deadline: Callable[[Ctx, Deadline], None] | None = None  # one of its deadline kinds fired
     out_causes: tuple[str, ...] = ()  # the causes its skills put characters out by
+
+    @property
+    def skill_words(self) -> tuple[str, ...]:
+        """Every skill word the role takes, by night or by day (the checklist of "How to add
+        a role", docs/architecture.md, is tested over these: tests/test_role_checklist.py)."""
+        return tuple(dict.fromkeys((*self.night_skills, *self.skill_slots, *self.skills,
+                                    *self.claimed)))
 
 
 @dataclass
@@ -106,11 +116,15 @@ class RoleBook:
 
     def __init__(self, package: str, data: Mapping[str, Any],
                  passed: Callable[[Ctx, Seat, Act], None],
-                 steps: Mapping[str, Step] | None = None) -> None:
+                 steps: Mapping[str, Step] | None = None,
+                 skills: Mapping[str, DirectSkill] | None = None) -> None:
         """`passed`: the ruleset's feedback of 过 on a slot whose role has none of its own.
         `steps`: the ruleset's own resolution steps, by their full name in night_resolution
-        (anomaly's `anomaly.evolve`: a step that belongs to no role)."""
+        (anomaly's `anomaly.evolve`: a step that belongs to no role). `skills`: the ruleset's
+        own skill words, which belong to no role (the standard board's 上警, 退水, 撕警徽):
+        taken before anything else, from anyone (each handler says who may)."""
         self.default_passed = passed
+        self.own_skills: Mapping[str, DirectSkill] = dict(skills or {})
         own = steps or {}
         self.roles: dict[str, Role] = {}
         for name in data["roles"]:
@@ -159,6 +173,9 @@ class RoleBook:
     # actions ------------------------------------------------------------------
     def act(self, ctx: Ctx, cmd: Act) -> None:
         st = ctx.seat(cmd.seat)
+        own = self.own_skills.get(cmd.skill)
+        if own is not None:
+            return own(ctx, st, cmd)
         for role in self.claimants:
             assert role.claims is not None
             handler = role.claims(ctx, st, cmd)

@@ -1,15 +1,16 @@
 """The `standard` ruleset (docs/rules-standard.md): 预女猎白 / 预女猎守, 12 players.
 
 This module is the glue: the boards, camps and the wolves' room, the day-1 election (its own
-module, election.py), the badge, self-destruct, the day's votes and the idiot's reveal, last
-words, the end of the game. Each role is a module of rulesets/standard/roles/ (data.yaml lists
-them, the night order and the night resolution)."""
+module, election.py: 上警 and 退水), the badge (撕警徽), the day's votes, last words, the end
+of the game. Each role is a module of rulesets/standard/roles/ (data.yaml lists them, the
+night order and the night resolution), with its skills by night and by day: the wolf's 自爆,
+the hunter's shot, the idiot's reveal. The day skills that belong to no role (the election's,
+the badge's) are the book's own skills, given to it here."""
 
 from __future__ import annotations
 
 from engine.commands import Act
 from engine.context import Ctx
-from engine.flow import void_votes
 from engine.model import Deadline, Seat
 from engine.options import OptionError
 from engine.ruleset import Ruleset, register
@@ -32,7 +33,13 @@ def _passed(ctx: Ctx, st: Seat, cmd: Act) -> None:
     ack(ctx, st, "pass", None)
 
 
-BOOK = RoleBook(__name__, DATA, passed=_passed)
+def _tear(ctx: Ctx, st: Seat, cmd: Act) -> None:
+    """撕警徽 (S-SHERIFF-8): the sheriff who owes a successor destroys the badge."""
+    ctx.tear_badge(st.seat)
+    ctx.state.data["badge_lost"] = "torn"
+
+
+BOOK = RoleBook(__name__, DATA, passed=_passed, skills={**election.SKILLS, "tear": _tear})
 
 
 class Standard(RoleHooks, WitchNight, Ruleset):
@@ -43,7 +50,7 @@ class Standard(RoleHooks, WitchNight, Ruleset):
     reported_slot = "kill"
     book = BOOK
     deadline_kinds = {**BOOK.deadline_kinds, **election.DEADLINE_KINDS}
-    out_causes = (*BOOK.out_causes, "destruct")
+    out_causes = BOOK.out_causes
 
     def reported_target(self, ctx: Ctx) -> int | None:
         return reported_target(ctx)
@@ -77,14 +84,7 @@ class Standard(RoleHooks, WitchNight, Ruleset):
         if self.reported_slot not in ctx.night.slots:
             self.deliver_tongling(ctx)  # no kill tonight: 通灵 says so at once
 
-    # the day: election, votes, self-destruct, the badge ---------------------------------------
-    def act(self, ctx: Ctx, cmd: Act) -> None:
-        handler = _DAY_SKILLS.get(cmd.skill)
-        if handler is None:
-            self.book.act(ctx, cmd)
-            return
-        handler(ctx, ctx.seat(cmd.seat), cmd)
-
+    # the day: election, votes, the badge -------------------------------------------------------
     def open_day(self, ctx: Ctx, day: int) -> None:
         if day == 1:
             election.open_election(ctx)
@@ -149,41 +149,6 @@ class Standard(RoleHooks, WitchNight, Ruleset):
         board = gods(state)
         return not any(s.role == "villager" for s in living) or not any(
             s.role in board for s in living)
-
-
-def _run(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    if not st.alive:
-        ctx.reject("you_are_out")
-    election.run(ctx, st.seat)
-
-
-def _withdraw(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    if not st.alive:
-        ctx.reject("you_are_out")
-    election.withdraw(ctx, st.seat)
-
-
-def _destruct(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    """自爆 (S-DESTRUCT-1..4, S-SHERIFF-9)."""
-    if not st.alive:
-        ctx.reject("you_are_out")
-    if st.role != "wolf":
-        ctx.reject("not_your_skill", skill="destruct")
-    if not ctx.state.phase.startswith("D"):
-        ctx.reject("destruct_by_day")
-    swallowed = election.swallow(ctx)
-    ctx.announce("SelfDestruct", seat=st.seat, swallowed=swallowed)
-    ctx.put_out(st.seat, "destruct")  # the CHECK: the last wolf's ends the game
-    void_votes(ctx, close_now=opts(ctx).standard_self_destruct == "night_now")
-
-
-def _tear(ctx: Ctx, st: Seat, cmd: Act) -> None:
-    """撕警徽 (S-SHERIFF-8): the sheriff who owes a successor destroys the badge."""
-    ctx.tear_badge(st.seat)
-    ctx.state.data["badge_lost"] = "torn"
-
-
-_DAY_SKILLS = {"run": _run, "withdraw": _withdraw, "destruct": _destruct, "tear": _tear}
 
 
 RULESET = register(Standard())

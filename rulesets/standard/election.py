@@ -1,6 +1,7 @@
 """The day-1 sheriff election with candidates (S-SHERIFF-1..6, S-SHERIFF-9): 上警 until the
-sign-up deadline, 退水 until the withdrawal deadline, the votes of the non-candidates, the
-result, and the badge lost for the game.
+sign-up deadline, 退水 until the withdrawal deadline (the skill words `run` and `withdraw`,
+the role book's own: they belong to no role), the votes of the non-candidates, the result,
+and the badge lost for the game.
 
 Its state is `state.data["election"]`: {"phase", "candidates", "withdrawn"}; the phase runs
 signup (上警 and 退水; no votes yet) → withdraw (退水; votes) → vote (votes only, under
@@ -12,9 +13,10 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 from typing import Any
 
+from engine.commands import Act
 from engine.context import Ctx
 from engine.flow import hold_election
-from engine.model import DeadlineKind
+from engine.model import DeadlineKind, Seat
 from engine.votes import Tally
 from rulesets.standard.options import opts
 
@@ -64,8 +66,11 @@ def _record(ctx: Ctx) -> dict[str, Any]:
     return election
 
 
-def run(ctx: Ctx, seat: int) -> None:
+def run(ctx: Ctx, st: Seat, cmd: Act) -> None:
     """上警 (S-SHERIFF-2)."""
+    if not st.alive:
+        ctx.reject("you_are_out")
+    seat = st.seat
     election = state_of(ctx)
     if election is None or election["phase"] != "signup":
         ctx.reject("signup_closed")
@@ -78,8 +83,11 @@ def run(ctx: Ctx, seat: int) -> None:
     ctx.announce("SheriffCandidate", seat=seat)
 
 
-def withdraw(ctx: Ctx, seat: int) -> None:
+def withdraw(ctx: Ctx, st: Seat, cmd: Act) -> None:
     """退水 (S-SHERIFF-3): votes cast for him count for nobody (the tally skips them)."""
+    if not st.alive:
+        ctx.reject("you_are_out")
+    seat = st.seat
     election = state_of(ctx)
     if election is None or election["phase"] not in ("signup", "withdraw"):
         ctx.reject("withdraw_closed")
@@ -92,6 +100,10 @@ def withdraw(ctx: Ctx, seat: int) -> None:
     votes = ctx.view("votes")
     voided = sorted(v for v, posts in votes.items() if posts and posts[-1].target == seat)
     ctx.announce("SheriffWithdrew", seat=seat, voided=voided)
+
+
+# The election's skill words (the book's own: they belong to no role).
+SKILLS = {"run": run, "withdraw": withdraw}
 
 
 def living_candidates(ctx: Ctx) -> list[int]:

@@ -20,6 +20,7 @@ from bot.render import render_event
 from bot.service import event_of
 from bot.texts import t
 from bot.transport.memory import MemoryTransport
+from engine.ruleset import ruleset_names
 
 NOTICES = [re.compile(".+".join(map(re.escape, t(key, **{f: "\0" for f in fields}).split("\0"))))
            for key, fields in (("room_members", ("code", "room", "members")),
@@ -101,8 +102,9 @@ class CheckedDemo(Demo):
     _posts_checked = 0
 
 
-@pytest.mark.parametrize("ruleset, seed", [("classic", 1), ("classic", 2), ("classic", 3),
-                                           ("classic", 7), ("anomaly", 1), ("anomaly", 2)])
+# Every registered ruleset, and more seeds of classic (its rooms: the killers', the lovers').
+@pytest.mark.parametrize("ruleset, seed", [(r, s) for r in ruleset_names() for s in (1, 2)]
+                         + [("classic", 3), ("classic", 7)])
 def test_rooms_hold_only_the_entitled_and_what_they_may_know(tmp_path: Path, ruleset: str,
                                                              seed: int) -> None:
     demo = CheckedDemo(ruleset, seed, f"sqlite:///{tmp_path / 'demo.db'}")

@@ -53,11 +53,11 @@ def test_options_change_before_the_start_and_the_game_uses_them(tmp_path: Path) 
     lobby = Lobby(tmp_path)
     lobby.join(3)
     reply = lobby.say(JUDGE, "设置 votes.channel=dm cards.yellow_to_red=3")
-    assert "votes.channel=dm" in reply and "cards.yellow_to_red=3" in reply, reply
+    assert "投票方式：私聊机器人投票" in reply and "黄牌累计成红牌：3张" in reply, reply
     assert lobby.lobby.chat_options["votes.channel"] == "dm"
     assert "法官修改了本局设置" in "\n".join(lobby.transport.dms("p1"))
     shown = lobby.say(JUDGE, "设置")  # alone: the rules as they are
-    assert f"【{lobby.code}】" in shown and "votes.channel=dm" in shown, shown
+    assert f"【{lobby.code}】" in shown and "投票方式：私聊机器人投票" in shown, shown
     lobby.join(12, first=4)
     lobby.say(JUDGE, "开始")
     state = lobby.service.state(lobby.code)

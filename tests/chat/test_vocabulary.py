@@ -488,3 +488,15 @@ def test_every_substitution_token_reads_back_whole() -> None:
         assert len(token) == 12 and set(token) <= set(TOKEN_CHARS)
         assert parse(f"接替 {token}").text == token
         assert parse(f"接替 {token}。").text == token
+
+
+def test_a_text_argument_keeps_its_opening_bracket_or_quote() -> None:
+    """Issue 32 item 3 (hostile text stays text): a 遗言 or a 马甲 starting with a bracket keeps
+    it (`[CQ:at,qq=all]` reaches the table as typed); the separator before it still goes."""
+    from bot.commands.parse import parse
+
+    for typed, text in (("遗言 [CQ:at,qq=all] 我是好人", "[CQ:at,qq=all] 我是好人"),
+                        ("遗言 【我】是好人", "【我】是好人"), ("遗言：“好”", "“好”"),
+                        ("遗言：(a) b", "(a) b"), ("遗言 - 再见", "再见")):
+        got = parse(typed)
+        assert got is not None and got.text == text, (typed, got)

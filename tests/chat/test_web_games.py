@@ -1,28 +1,40 @@
-"""The pages over whole games of both rulesets (issue 24, part 6): the demo's scripted players
-play to the end, and after every step (each seat's turn, each deadline) every page is opened
-as the browser gets it (the app's HTML, through FastAPI's TestClient): the judge's page shows
-what `状态` shows; each seat's page shows only messages whose audience reaches that seat (so no
-other seat's role, no seer result or kill target it was not told: tests/test_hygiene.py
-checks those audiences), its own role card and its own `状态`, and no other seat's contact.
-tests/chat/test_web_browser.py and test_web_replay.py open pages in Chromium."""
+"""The pages over whole games of every registered ruleset (issue 24, part 6; issue 33): the
+demo's scripted players play to the end, and every seat's page is opened as the browser gets
+it (the app's HTML, through FastAPI's TestClient): the judge's page shows what `状态` shows;
+each seat's page shows exactly what its contact was delivered (every line of its history is a
+line the transport sent to that contact, or posted in a room it was in at that moment), its
+own role card and its own `状态`, and no other seat's contact. After every step with the
+default channels; at the end of a game under every channel option (votes, public
+announcements, rooms). tests/chat/test_web_browser.py and test_web_replay.py open pages in
+Chromium."""
 
 from __future__ import annotations
 
 import html
 import io
+import itertools
 import re
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from told import history_lines, received, received_lines
 
 from bot.chat import reports
 from bot.chat.demo import Demo
-from bot.render import render_event
-from bot.service import event_of
+from bot.transport import TransportCourier
+from bot.transport.console import ConsoleTransport, Output
+from bot.transport.memory import Sent
 from bot.web.app import create_app
 from bot.web.links import Links
+from engine.ruleset import ruleset_names
+
+RULESETS = ruleset_names()
+CHANNELS = [" ".join(words) for words in itertools.product(
+    ("votes.channel=dm", "votes.channel=forum"), ("public.channel=dm", "public.channel=room"),
+    ("groups.mode=auto", "groups.mode=relay"))]
 
 
 def _pre(page: str, ident: str) -> str:
@@ -31,10 +43,51 @@ def _pre(page: str, ident: str) -> str:
     return html.unescape(m.group(1))
 
 
+class Recording(ConsoleTransport):
+    """The console's transport, keeping the record a memory transport keeps (tests/chat/
+    told.py reads it): every DM and post, and every room's members as they change."""
+
+    def __init__(self, out: Output) -> None:
+        super().__init__(out)
+        self.sent: list[Sent] = []
+
+    def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
+        super().send_dm(contact, text, key=key)
+        self.sent.append(Sent("dm", contact, text))
+
+    def post(self, room: str, text: str, *, key: str | None = None) -> None:
+        super().post(room, text, key=key)
+        self.sent.append(Sent("post", room, text))
+
+    def create_room(self, name: str, members: list[str]) -> str:
+        room = super().create_room(name, members)
+        self.sent.append(Sent("create", room, members=tuple(members)))
+        return room
+
+    def add_member(self, room: str, contact: str) -> None:
+        if contact not in self.rooms.get(room, []):
+            self.sent.append(Sent("add", room, members=(contact,)))
+        super().add_member(room, contact)
+
+    def remove_member(self, room: str, contact: str) -> None:
+        if contact in self.rooms.get(room, []):
+            self.sent.append(Sent("remove", room, members=(contact,)))
+        super().remove_member(room, contact)
+
+
 class PagedDemo(Demo):
-    """The demo, with every page checked after each step."""
+    """The demo on a recording transport, with every page checked after each step
+    (`every_step`) or when asked."""
 
     page_checks = 0
+    every_step = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.recording = Recording(self.out)
+        bot = self.console.bot
+        self.console.transport = bot.transport = bot.rooms.transport = self.recording
+        bot.courier = TransportCourier(self.recording)
 
     def pages(self) -> None:
         if not self.code:
@@ -52,15 +105,12 @@ class PagedDemo(Demo):
         for seat, (contact, name) in players.items():
             assert contact is not None
             page = client.get("/p/" + links.make("p", self.code, contact, seat, 0)).text
-            told = [r for r in rows if r.kind == "event" and (
-                (r.audience or {}).get("public") or seat in (r.audience or {}).get("seats", []))]
-            texts = {render_event(event_of(r.body), state.ruleset) for r in told}
-            history = [html.unescape(h) for h in re.findall(
-                r"<li><time>[^<]*</time> (.*?)</li>", page, re.S)]
-            assert all(h in texts for h in history), (seat, set(history) - texts)
-            dealt = next(render_event(event_of(r.body), state.ruleset) for r in told
-                         if r.type == "RoleDealt")
-            assert _pre(page, "card") == dealt
+            got = received_lines(self.recording.sent, contact)
+            stray = [line for line in history_lines(page) if line not in got]
+            assert stray == [], (seat, stray)
+            card = _pre(page, "card")
+            assert card and any(card in text for text in received(self.recording.sent,
+                                                                    contact))
             assert _pre(page, "status") == reports.player_status(state, seat, self.code,
                                                                 name or "", rows)
             others = [c for n, (c, _) in players.items() if n != seat and c]
@@ -69,16 +119,34 @@ class PagedDemo(Demo):
 
     def turn(self, state: object) -> None:
         super().turn(state)
-        self.pages()
+        if self.every_step:
+            self.pages()
 
     def advance(self) -> bool:
         moved = super().advance()
-        self.pages()
+        if self.every_step:
+            self.pages()
         return moved
 
 
-@pytest.mark.parametrize("ruleset", ["classic", "anomaly"])
+@pytest.mark.parametrize("ruleset", RULESETS)
 def test_every_page_at_every_step_of_a_whole_game(tmp_path: Path, ruleset: str) -> None:
     demo = PagedDemo(ruleset, 2, io.StringIO(), f"sqlite:///{tmp_path / 'g.db'}")
     assert demo.run() != "none"
     assert demo.page_checks > 10
+
+
+@pytest.mark.parametrize("channels", CHANNELS)
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_every_line_of_every_seats_page_was_sent_to_that_seat(
+        tmp_path: Path, ruleset: str, channels: str) -> None:
+    """Issue 33: under every channel option, a seat's page holds only what its contact was
+    sent (by DM, or in a room while it was in it): no vote it was not told, no room post
+    from after it left the room."""
+    demo = PagedDemo(ruleset, 3, io.StringIO(), f"sqlite:///{tmp_path / 'g.db'}",
+                     channels.split())
+    demo.every_step = False
+    demo.run()
+    demo.service = type(demo.service)(f"sqlite:///{tmp_path / 'g.db'}")  # (run closed it)
+    demo.pages()
+    assert demo.page_checks == 1

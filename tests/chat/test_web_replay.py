@@ -22,6 +22,7 @@ from bot.chat.demo import Demo
 from bot.service import Service
 from bot.web.app import create_app
 from bot.web.replay import replay_data, replay_page
+from engine.ruleset import ruleset_names
 
 
 def _finished(tmp_path: Path, ruleset: str) -> tuple[Service, str]:
@@ -48,7 +49,7 @@ def _verdict(browser: Any, path: Path | str) -> tuple[str, str]:
     return box.get_attribute("data-verdict"), box.text
 
 
-@pytest.mark.parametrize("ruleset", ["classic", "anomaly"])
+@pytest.mark.parametrize("ruleset", ruleset_names())
 def test_the_replay_checks_itself_and_a_tampered_copy_fails(
         tmp_path: Path, browser: Any, ruleset: str) -> None:
     service, code = _finished(tmp_path, ruleset)

@@ -44,7 +44,7 @@ def test_doctor_names_each_missing_setting_and_what_it_is(tmp_path: Path) -> Non
                        WOLFJUDGE_SEND_INTERVAL="x")
     assert code == 1
     assert "✗ WECHATY_PUPPET_SERVICE_TOKEN 没有设置" in out, out
-    assert "✗ WOLFJUDGE_JUDGES 没有设置：法官的微信号" in out, out
+    assert "✗ WOLFJUDGE_JUDGES 没有设置：法官的联系人号" in out, out
     assert "✗ WOLFJUDGE_SEND_INTERVAL 的值不对：应是一个数" in out, out
     # A new database is not a problem (run makes it), and doctor does not make it.
     assert "✓ 新数据库" in out and not (tmp_path / "wolfjudge.db").exists(), out

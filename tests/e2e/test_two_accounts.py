@@ -1,8 +1,8 @@
-"""More than one WeChat account (issue 21, ARCHITECTURE.md "Scale"): one gateway and one bot per
-account, one PostgreSQL for all. A game belongs to the account that hosts it (WOLFJUDGE_HOST):
-each bot schedules, answers and sends only for its own games. Over the real protocol on
-loopback: two mock gateways, two `wolfjudge run` processes, the same contacts on both (a
-player may play on both accounts at once)."""
+"""More than one WeChat account (issue 21, docs/architecture.md "One bot per account, one database
+for all"): one gateway and one bot per account, one PostgreSQL for all. A game belongs to the
+account that hosts it (WOLFJUDGE_HOST): each bot schedules, answers and sends only for its own
+games. Over the real protocol on loopback: two mock gateways, two `wolfjudge run` processes,
+the same contacts on both (a player may play on both accounts at once)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""More than one WeChat account on one database (issue 21, item 8; ARCHITECTURE.md "Scale"):
-each bot (`Service(host=...)`) creates, finds, schedules and sends only its own games and its
-own messages; the operator's tools see every account. On SQLite and PostgreSQL."""
+"""More than one WeChat account on one database (issue 21, item 8; docs/architecture.md "One bot
+per account, one database for all"): each bot (`Service(host=...)`) creates, finds, schedules
+and sends only its own games and its own messages; the operator's tools see every account. On
+SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -10,8 +10,7 @@ import json
 import random
 
 import pytest
-from randomplay import Driver, Step
-from randomplay_anomaly import AnomalyDriver
+from randomplay import Step, random_player
 from sqlalchemy import select
 from storehelp import classic_game
 
@@ -22,18 +21,18 @@ from bot.store.models import Snapshot
 from engine import handle
 from engine.events import Rejection
 from engine.model import GameState
+from engine.ruleset import ruleset_names
 
-CASES = [(Driver, "classic", 12, None), (Driver, "classic", 12, {"classic.hunter": True}),
-         (AnomalyDriver, "anomaly", 12, None), (AnomalyDriver, "anomaly", 13, None),
-         (AnomalyDriver, "anomaly", 14, None)]
+# Every registered ruleset, each of its random player's games (tests/randomplay.py GAMES).
+CASES = [(ruleset, args) for ruleset in ruleset_names() for args in random_player(ruleset)[1]]
 
 
 def _steps(games: int = 2) -> list[Step]:
     steps: list[Step] = []
-    for cls, ruleset, players, options in CASES:
+    for ruleset, args in CASES:
         for i in range(games):
-            driver = cls(random.Random(i), seed=f"form-{i}", ruleset=ruleset, players=players,
-                         options=options)
+            driver = random_player(ruleset)[0](random.Random(i), seed=f"form-{i}",
+                                               ruleset=ruleset, **args)
             driver.verify_input = False
             driver.on_step = steps.append
             driver.play()

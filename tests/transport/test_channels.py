@@ -96,7 +96,8 @@ class FakeTransport(Transport):
 
 def _all_told(texts: list[str]) -> bool:
     """The capabilities report, the answer to 帮助 and the reconnection notice."""
-    return (any("不可用：建群" in text for text in texts) and t("reconnected") in texts
+    return (any("不可用：建群" in text for text in texts)
+            and t("channels.wechat.reconnected") in texts
             and any("新游戏" in text for text in texts))
 
 

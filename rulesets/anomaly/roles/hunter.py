@@ -53,6 +53,7 @@ def _shred(ctx: Ctx, hunter: Seat, target: int) -> None:
 ROLE = Role(
     name="hunter",
     claims=_claims,
+    claimed=("shoot",),
     after_out=_after_out,
     may_handover=lambda ctx, st: not shot.is_due(st),
     deadline_kinds={shot.KIND: shot.DEADLINE_KIND},

@@ -55,6 +55,7 @@ def _may_handover(ctx: Ctx, st: Seat) -> bool:
 ROLE = Role(
     name="hunter",
     claims=_claims,
+    claimed=("shoot",),
     after_out=_after_out,
     may_handover=_may_handover,
     deadline_kinds={shot.KIND: shot.DEADLINE_KIND},

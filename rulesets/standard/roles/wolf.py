@@ -1,5 +1,6 @@
 """狼人 (S-WOLF-1..2): one kill a night (空刀 allowed), chosen in the killers' room; the kill is
-resolved against the shield and the antidote (S-GUARD-3, 同守同救). No kill feedback."""
+resolved against the shield and the antidote (S-GUARD-3, 同守同救). No kill feedback. By day,
+自爆 (S-DESTRUCT-1..4)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from typing import cast
 
 from engine.commands import Act
 from engine.context import Ctx
+from engine.flow import void_votes
 from engine.model import Seat, Slot
 from rulesets.common.kill import KILL_SLOT, kill_group, killers, tell_killers
 from rulesets.common.roles import Resolution, Role
 from rulesets.common.skills import lock
 from rulesets.common.witch import WitchNight
+from rulesets.standard import election
 from rulesets.standard.base import WOLVES
 from rulesets.standard.options import opts
 
@@ -49,6 +52,20 @@ def _expired(ctx: Ctx, slot: Slot) -> None:
     cast(WitchNight, ctx.rs).deliver_tongling(ctx)
 
 
+def _destruct(ctx: Ctx, st: Seat, cmd: Act) -> None:
+    """自爆 (S-DESTRUCT-1..4, S-SHERIFF-9): out at once, the day's vote void (and the night
+    at once under standard.self_destruct=night_now); during the election, the badge lost.
+    (The book refuses a seat that is out before it comes here.)"""
+    if st.role != "wolf":
+        ctx.reject("not_your_skill", skill="destruct")
+    if not ctx.state.phase.startswith("D"):
+        ctx.reject("destruct_by_day")
+    swallowed = election.swallow(ctx)
+    ctx.announce("SelfDestruct", seat=st.seat, swallowed=swallowed)
+    ctx.put_out(st.seat, "destruct")  # the CHECK: the last wolf's ends the game
+    void_votes(ctx, close_now=opts(ctx).standard_self_destruct == "night_now")
+
+
 def _resolve_kill(ctx: Ctx, res: Resolution) -> None:
     """The kill against the shield and the antidote marked by earlier steps (S-NIGHT-1)."""
     target = res.target(KILL_SLOT)
@@ -71,6 +88,7 @@ ROLE = Role(
     open_night=_open,
     expired=_expired,
     passed=_passed,
+    skills={"destruct": _destruct},
     steps={"kill": _resolve_kill},
-    out_causes=("kill",),
+    out_causes=("kill", "destruct"),
 )

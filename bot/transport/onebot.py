@@ -1,0 +1,916 @@
+"""The QQ transport: OneBot v11 over its forward WebSocket (issue 32). The only module that
+speaks OneBot.
+
+    NapCat / LLOneBot (a personal QQ account) ─ universal WebSocket ─> asyncio loop thread
+        events ─> queue ─> worker thread ─> handler(Incoming)
+        send_dm/post/members/... (any other thread) ─> run_coroutine_threadsafe ─> one API call
+
+One connection carries both directions (the "universal" endpoint): the implementation pushes
+events (`post_type` message, notice, request, meta_event) and answers each API call
+(`{"action", "params", "echo"}`) with `{"status", "retcode", "data", "message", "echo"}`; the
+echo pairs an answer with its call. A contact is the QQ number as text, a room a group number.
+
+Why the `websockets` client (the PyPI package, asyncio API) and no OneBot SDK: the bot is the
+client of a forward WebSocket, and the maintained Python SDKs are servers for the reverse
+direction (aiocqhttp is a Quart app that waits for the implementation to connect to it; the
+NoneBot adapter needs the NoneBot runtime). A client needs fifty lines of framing over a
+WebSocket library, and `websockets` is pure Python with no dependencies, so it leaves the
+project's pins alone (python-wechaty's `urllib3<2`, `pyee<9`). `proxy=None`: NapCat is on the
+same host or network; a proxy from the environment is never wanted on this connection.
+
+What it does for the bot:
+- **The token** goes as `Authorization: Bearer TOKEN`. NapCat accepts the handshake and then
+  sends `retcode 1403` ("token验证失败") and closes; the OneBot standard answers the handshake
+  with 401/403. Both end the connection with `token_refused` set (doctor reports it).
+- **Login**: `get_login_info` (the account), `get_status` (online), `get_version_info` (which
+  implementation); a heartbeat's `status.online` keeps `online` current. A lost connection (no
+  heartbeat or pong: the client's own keepalive pings notice) is reconnected with exponential
+  backoff and jitter; after every connection but the first, `on_reconnect` is called.
+- **Never losing its place**: QQ keeps each conversation's history, so after every connection
+  (the first of a process too: the bot may have been down) the transport reads the latest
+  messages of every friend and every group (`get_friend_msg_history`,
+  `get_group_msg_history`, paging back while the page is full and newer than what it had seen,
+  at most `catchup_pages` pages) and hands those within the replay window to the handler, in
+  time order, before the live events that came meanwhile. The chat layer applies a message id
+  once (its handled-message key), so what was handled before is dropped there; this module
+  also drops an id it has queued already (an event and its history copy).
+- **Hostile text stays text**: every send is one `text` segment with `auto_escape=true`, so a
+  马甲 or 遗言 holding `[CQ:at,qq=all]` reaches QQ as those characters. Incoming segments are
+  read as their text (`segment_text`): an @ of the bot disappears, other segments become a short
+  word from texts.yaml, an unknown one nothing; a malformed one never raises.
+- **What QQ cannot do**: a bot account makes no group (`create_room` is `Unsupported`: the judge
+  makes it and binds it with `绑定`) and invites nobody (`add_member`); `remove_member` kicks
+  (`set_group_kick`) and raises `ByHand` where the bot is not an admin, so the judge is asked;
+  a DM reaches friends only: a DM to a non-friend raises `Unreachable` and `on_unreachable`
+  is told the contact (the judge learns which seat and how to fix it); a friend request whose
+  comment the bot accepts (`on_friend_request`: an open lobby's code) is approved.
+- **Pacing and risk control**: the account's pace (`Pacer`) and, per contact and per group, the
+  guard (`bot/transport/guard.py`), which stops sending to one conversation before QQ's risk
+  control would, and says so once through `on_guarded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import itertools
+import json
+import logging
+import queue
+import random
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+from bot.capabilities import describe
+from bot.texts import text_data
+from bot.transport import (
+    ByHand,
+    Capabilities,
+    Incoming,
+    Interrupted,
+    Refused,
+    Transport,
+    TransportError,
+    Unreachable,
+    Unsupported,
+)
+from bot.transport.channels import Channel, Setup
+from bot.transport.guard import Guard, GuardSettings
+from bot.transport.pacing import Pacer, PacingSettings
+
+if TYPE_CHECKING:
+    from bot.doctor import Checkup
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 30.0
+TOKEN_REFUSED = 1403  # NapCat's answer to a wrong token, after the handshake
+DELIVERED_KEYS = 20_000  # outbox keys remembered as sent
+SEEN_MAX = 50_000  # message ids remembered as queued
+MAX_FRAME = 16 * 2**20  # a history page of long messages
+# A personal QQ account: DMs to friends, no group made or joined by the bot, members removed
+# where it is an admin; announcements to a group (QQ's risk control watches one text DMed to
+# many).
+QQ = Capabilities(send_dm=True, create_rooms=False, add_members=False, remove_members=True,
+                  list_members=True, nouns="qq", announce_in_room=True)
+
+
+class OneBotFailed(TransportError):
+    """An API call answered `failed` (retcode, NapCat's message)."""
+
+    def __init__(self, action: str, retcode: int, message: str) -> None:
+        super().__init__(f"{action}: retcode {retcode}: {message}")
+        self.action = action
+        self.retcode = retcode
+
+
+class TokenRefused(TransportError):
+    """The implementation refused the token."""
+
+
+@dataclass(frozen=True)
+class Account:
+    """What the implementation said at the last login."""
+
+    self_id: str
+    nickname: str
+    online: bool
+    app: str  # app_name app_version (NapCat.Onebot 4.8.95)
+
+
+def segment_text(segments: Any, self_id: str | None) -> str:
+    """A message's text as the bot reads it: text segments as they are, an @ of the bot
+    dropped, an @ of someone else as `@name`, other segments as a word (texts.yaml
+    `onebot.segments`), anything malformed or unknown as nothing."""
+    if isinstance(segments, str):
+        return unescape_cq(segments)
+    if not isinstance(segments, list):
+        return ""
+    words: dict[str, str] = text_data("onebot.segments")
+    out: list[str] = []
+    for seg in segments:
+        if not isinstance(seg, dict):
+            continue
+        kind = seg.get("type")
+        raw = seg.get("data")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if kind == "text":
+            out.append(str(data.get("text", "")))
+        elif kind == "at":
+            qq = str(data.get("qq", ""))
+            if qq == "all":
+                out.append(words["at_all"])
+            elif qq and qq != self_id:
+                out.append("@" + str(data.get("name") or qq) + " ")
+        elif kind == "image" and data.get("summary"):
+            out.append(str(data["summary"]))
+        elif isinstance(kind, str) and kind in words:
+            out.append(words[kind])
+    return "".join(out).strip()
+
+
+def unescape_cq(raw: str) -> str:
+    """A CQ-code string's text: codes dropped, escapes undone (only for an implementation that
+    sends `message` as a string)."""
+    text = re.sub(r"\[CQ:[^\]]*\]", "", raw)
+    return (text.replace("&#44;", ",").replace("&#91;", "[").replace("&#93;", "]")
+            .replace("&amp;", "&")).strip()
+
+
+def _qq(value: str) -> int | str:
+    """A QQ or group number as OneBot's int64 (a non-numeric id goes as it is)."""
+    return int(value) if value.isdigit() else value
+
+
+class OneBotTransport(Transport):
+    """`url`: the implementation's WebSocket server (`ws://host:port`); `token`: its access
+    token (empty: none). Callbacks run on the worker thread, in order with the messages:
+    `on_friend_request(user, comment) -> bool` (approve?), `on_unreachable(contact)` (a DM
+    failed: not a friend), `on_guarded(conversation, is_room)` (the guard stopped sending to
+    it for a while)."""
+
+    instant = False
+    can_create_rooms = False
+    can_manage_members = False  # no invitations; a kick where the bot is admin (remove_member)
+
+    def __init__(self, url: str, token: str = "", *,
+                 handler: Callable[[Incoming], None] | None = None,
+                 pacer: Pacer | None = None, guard: Guard | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, connect_wait: float = 2.0,
+                 reconnect_min: float = 0.5, reconnect_max: float = 60.0,
+                 replay_window: timedelta = timedelta(hours=24),
+                 catchup_count: int = 30, catchup_pages: int = 3,
+                 ping_interval: float | None = 20.0) -> None:
+        if not url.startswith(("ws://", "wss://")):
+            raise ValueError("the OneBot URL is ws://host:port (or wss://)")
+        self.url = url
+        self.token = token
+        self.handler = handler
+        self.capabilities = QQ  # what a QQ account can do, before it says which app it is
+        self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
+        self.guard = guard
+        self.timeout = timeout
+        self.connect_wait = connect_wait
+        self.reconnect_min = reconnect_min
+        self.reconnect_max = reconnect_max
+        self.replay_window = replay_window
+        self.catchup_count = catchup_count
+        self.catchup_pages = catchup_pages
+        self.ping_interval = ping_interval
+        self.account: Account | None = None
+        self.token_refused = False
+        self.logins = 0
+        self.started_at: datetime | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: threading.Thread | None = None
+        self._worker: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ws: ClientConnection | None = None
+        self._answers: dict[str, asyncio.Future[Any]] = {}
+        self._echo = itertools.count(1)
+        self._queue: queue.Queue[Incoming | Callable[[], None] | None] = queue.Queue()
+        self._ready = threading.Event()  # logged in on a live connection, caught up
+        self._stopping = threading.Event()
+        self._halted = threading.Event()
+        self._cond = threading.Condition()
+        self._pending = 0  # messages and callbacks queued or being handled
+        self._catching = False  # a catch-up is under way: live messages wait behind it
+        self._held: list[dict[str, Any]] = []
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._delivered: OrderedDict[str, None] = OrderedDict()
+        self._friends: set[str] = set()
+        self._newest = 0  # the newest message time (epoch seconds) seen, live or caught up
+        self._unreachable: set[str] = set()  # told once per contact until it is a friend
+
+    # life cycle ---------------------------------------------------------------------------------
+    @property
+    def self_id(self) -> str | None:
+        return self.account.self_id if self.account else None
+
+    def start(self) -> None:
+        """Connect in the background (loop and worker threads); return at once."""
+        if self._loop_thread is not None:
+            raise RuntimeError("already started")
+        self.started_at = datetime.now(UTC)
+        self._newest = int((self.started_at - self.replay_window).timestamp())
+        self._stopping.clear()
+        self._worker = threading.Thread(target=self._work, name="onebot-worker", daemon=True)
+        self._worker.start()
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        started = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            self._task = loop.create_task(self._supervise())
+            started.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                loop.run_until_complete(self._task)
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for t in pending:
+                t.cancel()
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+        self._loop_thread = threading.Thread(target=run, name="onebot-loop", daemon=True)
+        self._loop_thread.start()
+        started.wait()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Disconnect, finish the message being handled, stop both threads."""
+        self._stopping.set()
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(task.cancel)
+        if self._loop_thread is not None:
+            self._loop_thread.join(timeout)
+        self._queue.put(None)
+        if self._worker is not None and self._worker is not threading.current_thread():
+            self._worker.join(timeout)
+        self._loop_thread = self._worker = None
+        self._ready.clear()
+
+    def halt(self) -> None:
+        """No new send starts (a pacing wait ends with `Interrupted`); the one in flight
+        finishes. Safe from a signal handler."""
+        self._halted.set()
+
+    @property
+    def connected(self) -> bool:
+        return self._ready.is_set()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout)
+
+    def wait_settled(self, limit: float = 30.0) -> bool:
+        """Connected, caught up on what was sent while the bot was away, and all of it handled
+        (the runner starts the deadlines after this)."""
+        end = time.monotonic() + limit
+        if not self._ready.wait(limit):
+            return False
+        with self._cond:
+            return bool(self._cond.wait_for(
+                lambda: self._pending == 0 or self._stopping.is_set() or self._halted.is_set(),
+                max(0.0, end - time.monotonic()))) and self._pending == 0
+
+    def wait_logins(self, count: int, timeout: float) -> bool:
+        """Until `count` logins have happened (2: the first reconnect) and the transport is
+        ready; False on timeout."""
+        with self._cond:
+            return bool(self._cond.wait_for(
+                lambda: self.logins >= count and self._ready.is_set(), timeout))
+
+    # the connection (on the loop) ----------------------------------------------------------------
+    async def _supervise(self) -> None:
+        attempt = 0
+        while not self._stopping.is_set():
+            before = self.logins
+            try:
+                await self._session()
+                log.warning("onebot: the connection to %s closed", self.url)
+            except asyncio.CancelledError:
+                await self._teardown()
+                raise
+            except TokenRefused:
+                self.token_refused = True
+                log.error("onebot: %s refused the token (WOLFJUDGE_ONEBOT_TOKEN)", self.url)
+            except InvalidStatus as exc:
+                code = exc.response.status_code
+                self.token_refused = code in (401, 403)
+                log.warning("onebot: %s answered the handshake with HTTP %s", self.url, code)
+            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError,
+                    TransportError) as exc:
+                log.warning("onebot: connection to %s failed: %s: %s", self.url,
+                            type(exc).__name__, exc)
+            await self._teardown()
+            if self._stopping.is_set():
+                break
+            if self.logins > before:
+                attempt = 0
+            delay = min(self.reconnect_max, self.reconnect_min * 2 ** attempt)
+            delay *= 1 + random.uniform(0, 0.25)
+            attempt += 1
+            log.info("onebot: reconnecting in %.1f s", delay)
+            await asyncio.sleep(delay)
+
+    async def _session(self) -> None:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        async with connect(self.url, additional_headers=headers, proxy=None,
+                           open_timeout=self.timeout, ping_interval=self.ping_interval,
+                           ping_timeout=self.ping_interval, max_size=MAX_FRAME,
+                           compression=None) as ws:
+            self._ws = ws
+            reader = asyncio.get_running_loop().create_task(self._read(ws))
+            try:
+                try:
+                    await self._login()
+                except TransportError:
+                    # The reader knows why the connection ended (NapCat's token refusal).
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(reader), 2.0)
+                    raise
+                await reader
+            finally:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader
+
+    async def _teardown(self) -> None:
+        self._set_ready(False)
+        ws, self._ws = self._ws, None
+        for fut in self._answers.values():
+            if not fut.done():
+                fut.set_exception(Refused("the OneBot connection closed"))
+        self._answers.clear()
+        if ws is not None:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    async def _read(self, ws: ClientConnection) -> None:
+        try:
+            await self._frames(ws)
+        finally:  # the connection is over: no call waits for an answer that cannot come
+            for fut in list(self._answers.values()):
+                if not fut.done():
+                    fut.set_exception(Refused("the OneBot connection closed"))
+
+    async def _frames(self, ws: ClientConnection) -> None:
+        async for frame in ws:
+            try:
+                data = json.loads(frame)
+            except ValueError:
+                log.warning("onebot: a frame that is not JSON ignored")
+                continue
+            if not isinstance(data, dict):
+                continue
+            if "post_type" in data:
+                self._event(data)
+                continue
+            echo = data.get("echo")
+            if data.get("retcode") == TOKEN_REFUSED and not echo:
+                raise TokenRefused(str(data.get("message") or "token"))
+            fut = self._answers.pop(str(echo), None) if echo is not None else None
+            if fut is not None and not fut.done():
+                fut.set_result(data)
+
+    async def _api(self, action: str, params: dict[str, Any] | None = None,
+                   timeout: float | None = None) -> Any:
+        """One call on the live connection: its `data`, or `OneBotFailed`."""
+        ws = self._ws
+        if ws is None:
+            raise Refused(f"{action}: not connected to {self.url}")
+        echo = f"wj{next(self._echo)}"
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._answers[echo] = fut
+        try:
+            await ws.send(json.dumps({"action": action, "params": params or {}, "echo": echo},
+                                     ensure_ascii=False))
+            answer = await asyncio.wait_for(fut, self.timeout if timeout is None else timeout)
+        except ConnectionClosed as exc:
+            raise Refused(f"{action}: the OneBot connection closed") from exc
+        finally:
+            self._answers.pop(echo, None)
+        if answer.get("status") != "ok" and answer.get("retcode") not in (0, 1):
+            raise OneBotFailed(action, int(answer.get("retcode") or -1),
+                               str(answer.get("message") or answer.get("wording") or ""))
+        return answer.get("data")
+
+    async def _login(self) -> None:
+        info = await self._api("get_login_info")
+        status = await self._api("get_status")
+        try:
+            version = await self._api("get_version_info")
+            app = f"{version.get('app_name', '')} {version.get('app_version', '')}".strip()
+        except OneBotFailed:
+            app = ""
+        self.account = Account(self_id=str(info.get("user_id", "")),
+                               nickname=str(info.get("nickname", "")),
+                               online=bool((status or {}).get("online", True)), app=app)
+        self.token_refused = False
+        await self._refresh_friends()
+        caps = replace(QQ, puppet=app or None, reported=True, account=self.account.self_id)
+        self.capabilities = caps
+        with self._cond:
+            self.logins += 1
+            first = self.logins == 1
+        if not first and self.on_reconnect is not None:
+            self._enqueue(self.on_reconnect)
+        if self.on_capabilities is not None:
+            told = self.on_capabilities
+            self._enqueue(lambda: told(caps))
+        log.info("onebot: logged in as %s (%s)", self.account.self_id, app or "?")
+        await self._catch_up()
+        self._set_ready(True)
+
+    async def _refresh_friends(self) -> None:
+        friends = await self._api("get_friend_list")
+        self._friends = {str(f.get("user_id")) for f in friends or [] if isinstance(f, dict)}
+
+    def _set_ready(self, ready: bool) -> None:
+        with self._cond:
+            if ready:
+                self._ready.set()
+            else:
+                self._ready.clear()
+            self._cond.notify_all()
+
+    # events --------------------------------------------------------------------------------------
+    def _event(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("post_type")
+        if kind == "message":
+            if self._catching:
+                self._held.append(ev)
+            else:
+                self._take(ev)
+        elif kind == "meta_event" and ev.get("meta_event_type") == "heartbeat":
+            online = bool((ev.get("status") or {}).get("online", True))
+            if self.account is not None and online != self.account.online:
+                log.warning("onebot: the QQ account is %s", "online" if online else "offline")
+                self.account = Account(self.account.self_id, self.account.nickname, online,
+                                       self.account.app)
+        elif kind == "notice" and ev.get("notice_type") == "friend_add":
+            user = str(ev.get("user_id", ""))
+            self._friends.add(user)
+            self._unreachable.discard(user)
+        elif kind == "request" and ev.get("request_type") == "friend":
+            self._friend_request(str(ev.get("user_id", "")), str(ev.get("comment") or ""),
+                                 str(ev.get("flag", "")))
+
+    def _take(self, ev: dict[str, Any]) -> bool:
+        """Queue one message event for the handler; False if it is not one to handle."""
+        msg_id = str(ev.get("message_id", ""))
+        sender = str(ev.get("user_id", ""))
+        if not msg_id or not sender or sender == self.self_id or msg_id in self._seen:
+            return False
+        when = ev.get("time")
+        sent = datetime.fromtimestamp(when, UTC) if isinstance(when, int | float) else None
+        now = datetime.now(UTC)
+        if sent is not None:
+            self._newest = max(self._newest, int(sent.timestamp()))
+            if sent < now - self.replay_window:
+                return False  # too old to act on (README: a day)
+        text = segment_text(ev.get("message"), self.self_id)
+        if not text and isinstance(ev.get("raw_message"), str):
+            text = unescape_cq(ev["raw_message"])
+        self._seen[msg_id] = None
+        while len(self._seen) > SEEN_MAX:
+            self._seen.popitem(last=False)
+        if not text:
+            return False
+        room = str(ev["group_id"]) if ev.get("message_type") == "group" and ev.get(
+            "group_id") else None
+        at = min(sent, now) if sent is not None else now
+        self._enqueue(Incoming(msg_id=msg_id, sender=sender, text=text, at=at, room=room))
+        return True
+
+    def _enqueue(self, item: Incoming | Callable[[], None]) -> None:
+        """For the worker: a message or a callback (`wait_settled` waits for both)."""
+        with self._cond:
+            self._pending += 1
+        self._queue.put(item)
+
+    async def _catch_up(self) -> None:
+        """The messages sent while the bot was not connected, from QQ's history: every friend's
+        and every group's latest, those newer than what was seen (less a minute: clocks), in
+        time order, then the live ones that came meanwhile."""
+        self._catching = True
+        since = self._newest - 60
+        found: dict[str, dict[str, Any]] = {}
+        try:
+            groups = await self._api("get_group_list")
+            peers = ([("user_id", f, "get_friend_msg_history") for f in sorted(self._friends)]
+                     + [("group_id", str(g.get("group_id")), "get_group_msg_history")
+                        for g in groups or [] if isinstance(g, dict)])
+            for field, peer, action in peers:
+                for ev in await self._history(action, field, peer, since):
+                    found.setdefault(str(ev.get("message_id")), ev)
+        except (OneBotFailed, Refused) as exc:
+            log.warning("onebot: catching up stopped: %s", exc)
+        finally:
+            self._catching = False
+            caught = sorted(found.values(), key=lambda e: (e.get("time") or 0,
+                                                           e.get("message_id") or 0))
+            held, self._held = self._held, []
+            taken = sum(self._take(ev) for ev in caught)
+            for ev in held:
+                self._take(ev)
+        if taken:
+            log.info("onebot: %d message(s) sent while the bot was away, caught up", taken)
+
+    async def _history(self, action: str, field: str, peer: str, since: int
+                       ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        seq: int | None = None
+        for _ in range(self.catchup_pages):
+            params: dict[str, Any] = {field: _qq(peer), "count": self.catchup_count}
+            if seq is not None:
+                params["message_seq"] = seq
+            try:
+                page = (await self._api(action, params) or {}).get("messages") or []
+            except OneBotFailed:
+                break  # an empty conversation is an error in NapCat ("消息…不存在")
+            msgs = [m for m in page if isinstance(m, dict)]
+            out += [m for m in msgs if int(m.get("time") or 0) >= since]
+            oldest = min((m for m in msgs), key=lambda m: m.get("time") or 0, default=None)
+            if (oldest is None or len(msgs) < self.catchup_count
+                    or int(oldest.get("time") or 0) < since
+                    or oldest.get("message_seq") in (None, seq)):
+                break
+            seq = int(oldest["message_seq"])
+        return out
+
+    def _friend_request(self, user: str, comment: str, flag: str) -> None:
+        """Asked on the worker thread (the lobby codes are in the database); approved on the
+        loop. A request the bot does not approve is left alone (the account owner decides)."""
+        decide = self.on_friend_request
+        if decide is None or not user or not flag:
+            return
+        loop = self._loop
+
+        def ask() -> None:
+            if not decide(user, comment) or loop is None:
+                return
+            fut = asyncio.run_coroutine_threadsafe(
+                self._api("set_friend_add_request", {"flag": flag, "approve": True}), loop)
+            try:
+                fut.result(self.timeout)
+            except Exception as exc:
+                log.warning("onebot: approving %s's friend request failed: %s", user, exc)
+                return
+            self._friends.add(user)
+            self._unreachable.discard(user)
+            log.info("onebot: friend request from %s approved", user)
+
+        self._enqueue(ask)
+
+    # the worker ---------------------------------------------------------------------------------
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            try:
+                if isinstance(item, Incoming):
+                    if self.handler is not None:
+                        self.handler(item)
+                else:
+                    item()
+            except Exception:
+                log.exception("onebot: handling %r failed", getattr(item, "msg_id", item))
+            finally:
+                with self._cond:
+                    self._pending -= 1
+                    self._cond.notify_all()
+
+    # calls from other threads --------------------------------------------------------------------
+    def call(self, action: str, params: dict[str, Any] | None = None,
+             timeout: float | None = None) -> Any:
+        """One API call from any thread but the loop's; `Refused` when not connected, a
+        timeout, or a failed answer (`OneBotFailed`, a `Refused`)."""
+        loop = self._loop
+        if loop is None or self._stopping.is_set() or self._halted.is_set():
+            raise Interrupted(f"{action}: the transport is stopping")
+        if self._loop_thread is threading.current_thread():
+            raise RuntimeError("OneBotTransport.call blocks: not on the loop thread")
+        if not self._ready.wait(self.connect_wait):
+            raise Refused(f"{action}: not connected to {self.url}")
+        limit = self.timeout if timeout is None else timeout
+        future = asyncio.run_coroutine_threadsafe(self._api(action, params, limit), loop)
+        try:
+            return future.result(limit + 1)
+        except concurrent.futures.TimeoutError as exc:
+            future.cancel()
+            raise Refused(f"{action}: no answer within {limit:g} s (it may have happened)"
+                          ) from exc
+        except TransportError:
+            raise
+        except Exception as exc:  # the connection went away under the call
+            raise Refused(f"{action}: {type(exc).__name__}: {exc}") from exc
+
+    def _pace(self, room: str | None = None) -> None:
+        loop = self._loop
+        if self.pacer is None or loop is None:
+            return
+        future = asyncio.run_coroutine_threadsafe(self.pacer.before_send(room), loop)
+        while True:  # a stop ends the wait at once (the send has not started)
+            try:
+                future.result(0.1)
+                return
+            except concurrent.futures.TimeoutError:
+                if self._halted.is_set() or self._stopping.is_set():
+                    future.cancel()
+                    raise Interrupted("the transport is stopping") from None
+
+    def _guarded(self, conversation: str, text: str, *, room: bool) -> None:
+        """The guard's word before a send: `Refused` while this conversation rests."""
+        if self.guard is None:
+            return
+        verdict = self.guard.check(conversation, text)
+        if verdict.allowed:
+            return
+        if verdict.tripped and self.on_guarded is not None:
+            told = self.on_guarded
+            self._enqueue(lambda: told(conversation, room))
+        raise Refused(f"the risk guard holds sends to {conversation} until "
+                      f"{verdict.until:%H:%M:%S} UTC")
+
+    def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
+        if key is not None and key in self._delivered:
+            return
+        if self._ready.is_set() and contact not in self._friends and not self._is_friend(contact):
+            self._not_a_friend(contact)
+        self._guarded(contact, text, room=False)
+        self._pace(None)
+        try:
+            self.call("send_private_msg", {"user_id": _qq(contact), "message": [
+                {"type": "text", "data": {"text": text}}], "auto_escape": True})
+        except OneBotFailed as exc:
+            if not self._is_friend(contact):
+                self._not_a_friend(contact)
+            raise Refused(str(exc)) from exc
+        self._sent(key, contact, text)
+
+    def post(self, room: str, text: str, *, key: str | None = None) -> None:
+        if key is not None and key in self._delivered:
+            return
+        self._guarded(f"group:{room}", text, room=True)
+        self._pace(room)
+        try:
+            self.call("send_group_msg", {"group_id": _qq(room), "message": [
+                {"type": "text", "data": {"text": text}}], "auto_escape": True})
+        except OneBotFailed as exc:
+            raise Refused(str(exc)) from exc
+        self._sent(key, f"group:{room}", text)
+
+    def _sent(self, key: str | None, conversation: str, text: str) -> None:
+        if self.guard is not None:
+            self.guard.sent(conversation, text)
+        if key is not None:
+            self._delivered[key] = None
+            while len(self._delivered) > DELIVERED_KEYS:
+                self._delivered.popitem(last=False)
+
+    def _is_friend(self, contact: str) -> bool:
+        """Whether the contact is a friend, the list read again (a friend made elsewhere);
+        True when the list cannot be read (the send then says for itself)."""
+        loop = self._loop
+        if loop is None:
+            return True
+        try:
+            asyncio.run_coroutine_threadsafe(self._refresh_friends(), loop).result(self.timeout)
+        except Exception:
+            return True
+        return contact in self._friends
+
+    def _not_a_friend(self, contact: str) -> None:
+        """A DM QQ will not deliver: the judge is told once (until the contact is a friend),
+        and the row stays queued (it goes once they are)."""
+        if contact not in self._unreachable:
+            self._unreachable.add(contact)
+            if self.on_unreachable is not None:
+                told = self.on_unreachable
+                self._enqueue(lambda: told(contact))
+        raise Unreachable(f"DM to {contact}: not a friend of the bot's QQ account")
+
+    def create_room(self, name: str, members: list[str]) -> str:
+        raise Unsupported("a QQ bot account cannot create groups")
+
+    def add_member(self, room: str, contact: str) -> None:
+        raise Unsupported("OneBot v11 cannot invite into a group")
+
+    def remove_member(self, room: str, contact: str) -> None:
+        try:
+            self.call("set_group_kick", {"group_id": _qq(room), "user_id": _qq(contact),
+                                         "reject_add_request": False})
+        except OneBotFailed as exc:
+            if not self.is_admin(room):
+                raise ByHand(f"the bot is not an admin of group {room}") from exc
+            raise Refused(str(exc)) from exc
+
+    def is_admin(self, room: str) -> bool:
+        """Whether the bot is an admin or the owner of the group (False when unknown)."""
+        try:
+            me = self.call("get_group_member_info", {"group_id": _qq(room),
+                                                     "user_id": _qq(self.self_id or "")})
+        except TransportError:
+            return False
+        return isinstance(me, dict) and me.get("role") in ("admin", "owner")
+
+    def members(self, room: str) -> list[str]:
+        """The group's members, the bot left out (read afresh: `no_cache`)."""
+        try:
+            found = self.call("get_group_member_list", {"group_id": _qq(room),
+                                                        "no_cache": True})
+        except OneBotFailed as exc:
+            raise Refused(str(exc)) from exc
+        return [str(m.get("user_id")) for m in found or [] if isinstance(m, dict)
+                and str(m.get("user_id")) != self.self_id]
+
+    def groups(self) -> list[tuple[str, str]]:
+        """The groups the account is in: (group number, name)."""
+        found = self.call("get_group_list")
+        return [(str(g.get("group_id")), str(g.get("group_name") or ""))
+                for g in found or [] if isinstance(g, dict)]
+
+
+# the channel (bot/transport/channels.py) ----------------------------------------------------------
+# QQ's pace: a little slower than WeChat's between two sends of the account, faster in a group
+# (a group is where the announcements go), fewer a day (WOLFJUDGE_SEND_INTERVAL … override).
+QQ_PACING = PacingSettings(interval=2.0, jitter=1.5, room_interval=3.0, daily_cap=2000,
+                           rooms_per_hour=2)
+
+
+class OneBotSettings(BaseSettings):
+    """What the QQ channel reads from the environment (besides `LiveSettings`)."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    onebot_url: str = Field(validation_alias=AliasChoices("WOLFJUDGE_ONEBOT_URL"),
+                            pattern=r"^wss?://\S+$")
+    onebot_token: str = Field(validation_alias=AliasChoices("WOLFJUDGE_ONEBOT_TOKEN"),
+                              min_length=1, repr=False)
+    # The risk guard (bot/transport/guard.py): sends to one conversation before it rests.
+    guard_per_minute: int = Field(15, ge=1, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_PER_MINUTE"))
+    guard_per_ten_minutes: int = Field(45, ge=1, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_PER_TEN_MINUTES"))
+    guard_same_text: int = Field(2, ge=1, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_SAME_TEXT"))
+    guard_rest: float = Field(300.0, ge=0, validation_alias=AliasChoices(
+        "WOLFJUDGE_ONEBOT_GUARD_REST"))
+
+    @property
+    def guard(self) -> GuardSettings:
+        return GuardSettings(per_minute=self.guard_per_minute,
+                             per_ten_minutes=self.guard_per_ten_minutes,
+                             same_text=self.guard_same_text, rest=self.guard_rest)
+
+
+def build(settings: OneBotSettings, setup: Setup) -> OneBotTransport:
+    """`wolfjudge run`'s transport: paced at QQ's pace, guarded per conversation."""
+    return OneBotTransport(settings.onebot_url, settings.onebot_token,
+                           pacer=Pacer(setup.pacing), guard=Guard(settings.guard))
+
+
+def checks(check: Checkup, values: Mapping[str, Any]) -> None:
+    """`wolfjudge doctor`: NapCat reachable and the token accepted, the QQ account logged in and
+    online, which implementation and version, each bound group and whether the bot is its
+    admin, then what QQ can do. On the API-only endpoint (`/api`): a running bot's events are
+    not touched."""
+    url = str(values.get("onebot_url") or "")
+    token = str(values.get("onebot_token") or "")
+    if not url or not token:
+        return  # (named among the settings)
+    check.head("qq", url=url)
+    try:
+        with _api_connection(url, token, check.timeout) as api:
+            info = api("get_login_info")
+            check.ok("qq_reachable")
+            status = api("get_status")
+            version = api("get_version_info")
+            self_id = str(info.get("user_id", ""))
+            check.ok("qq_account", qq=self_id, nickname=info.get("nickname", ""))
+            if status.get("online", True):
+                check.ok("qq_online")
+            else:
+                check.bad("qq_offline")
+            check.ok("qq_version", app=version.get("app_name", "?"),
+                     version=version.get("app_version", "?"))
+            _bound_groups(check, api, self_id)
+    except TokenRefused:
+        check.bad("qq_token")
+        return
+    except OneBotFailed as exc:
+        check.bad("qq_failed", action=exc.action, error=str(exc)[:200])
+        return
+    except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError) as exc:
+        check.bad("qq_unreachable", error=(str(exc).strip().splitlines() or [""])[0][:200])
+        return
+    check.note(describe(replace(QQ, reported=True, account=self_id), values.get("host")))
+
+
+def _bound_groups(check: Checkup, api: Callable[..., Any], self_id: str) -> None:
+    if check.database_url is None:
+        return
+    from bot.store.chat import ChatStore
+    from bot.store.db import Database
+    from bot.texts import room_name
+
+    db = Database(check.database_url)
+    db.host = check.host
+    try:
+        rooms = ChatStore(db).bound_rooms()
+    finally:
+        db.dispose()
+    if not rooms:
+        check.warn("qq_no_groups")
+        return
+    for code, name, group in rooms:
+        shown = {"code": code, "room": room_name(name), "group": group}
+        try:
+            me = api("get_group_member_info", group_id=_qq(group), user_id=_qq(self_id))
+        except OneBotFailed:
+            check.bad("qq_group_gone", **shown)
+            continue
+        if me.get("role") in ("admin", "owner"):
+            check.ok("qq_group_admin", **shown)
+        else:
+            check.warn("qq_group_member", **shown)
+
+
+@contextlib.contextmanager
+def _api_connection(url: str, token: str, timeout: float) -> Iterator[Callable[..., Any]]:
+    """A short synchronous connection to the API-only endpoint; yields `call(action,
+    **params)` (its data, or `OneBotFailed` / `TokenRefused`)."""
+    from websockets.sync.client import connect as connect_sync
+
+    api_url = url.rstrip("/") + "/api"
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    try:
+        ws = connect_sync(api_url, additional_headers=headers, open_timeout=timeout,
+                          proxy=None, compression=None, max_size=MAX_FRAME)
+    except InvalidStatus as exc:
+        if exc.response.status_code in (401, 403):
+            raise TokenRefused(str(exc)) from exc
+        raise
+    echoes = itertools.count(1)
+
+    def call(action: str, **params: Any) -> Any:
+        echo = f"doctor{next(echoes)}"
+        with contextlib.suppress(ConnectionClosed):  # closed: what came first says why
+            ws.send(json.dumps({"action": action, "params": params, "echo": echo}))
+        while True:
+            data = json.loads(ws.recv(timeout))
+            if not isinstance(data, dict) or "post_type" in data:
+                continue  # an event (an implementation that sends them here too)
+            if data.get("retcode") == TOKEN_REFUSED and not data.get("echo"):
+                raise TokenRefused(str(data.get("message") or "token"))
+            if data.get("echo") != echo:
+                continue
+            if data.get("status") != "ok" and data.get("retcode") not in (0, 1):
+                raise OneBotFailed(action, int(data.get("retcode") or -1),
+                                   str(data.get("message") or ""))
+            return data.get("data") or {}
+
+    try:
+        yield call
+    finally:
+        ws.close()
+
+
+CHANNEL = Channel(settings=OneBotSettings, build=build, checks=checks, pacing=QQ_PACING)
