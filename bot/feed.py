@@ -124,18 +124,25 @@ def judge_message(code: str, cmd: Command | None, events: Sequence[Event], rules
     """The judge's one message about a commit (what happened, then what it caused), or None
     when their feed setting does not want it. `asked`: a judge sent the command (its answer
     always goes). `public_room`: the game has a public room, which the judge is in: public
-    events the judge reads there are not repeated (unless the judge's wording says more)."""
+    events the judge reads there are not repeated (unless the judge's wording says more). The
+    end of the game (`always` in feed.yaml) reaches the judge by DM whatever the feed and the
+    room, with the 复盘 hint."""
     w = wording()
+    always = set(w["always"])
     lines = []
     shown: list[Event] = []
     for ev in events:
-        if public_room and ev.audience.public and not has_judge_wording(ev, ruleset):
+        if public_room and ev.audience.public and not has_judge_wording(ev, ruleset) and (
+                ev.type not in always):
             continue
         text = render_for_judge(ev, ruleset)
         if text:
             lines.append(text)
             shown.append(ev)
-    if not (asked or cmd is None or feed == "all"):
+    ended = any(e.type in always for e in events)
+    if ended:  # the end goes to the judge always (README), with how to get the 复盘 posts
+        lines.append(w["replay_hint"].format(code=code))
+    if not (asked or ended or cmd is None or feed == "all"):
         if feed == "off":
             return None
         if isinstance(cmd, Tick):

@@ -11,7 +11,10 @@ One message per recipient per step: the rows that the handling of one incoming m
 one deadline) writes are held (`turn`) until it ends, then merged into one row per recipient,
 its texts in the order they were written (`seal`). A merged row keeps its first row's key, in
 one transaction: a restart never sends a merged text twice, or half of it. A turn that never
-ends (a crash) lets its rows go after TURN_HOLD, as they were.
+ends (the process died inside it) is ended by the next process that starts for the account
+(`release_dead_turns`: a turn names the process that holds it, and one process serves an
+account at a time), so what it holds goes at once; failing that, its rows go after TURN_HOLD,
+as they were.
 
 The queue's order: each recipient's messages go in the order they were written; among
 recipients, whoever is owed an answer to their own command (`priority` 0: a receipt, a
@@ -32,6 +35,7 @@ the store's (bot/store/outbox.py).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -49,6 +53,9 @@ from bot.texts import t
 REPLY, NORMAL, DIGEST = 0, 1, 2  # OutboxRow.priority
 TURN_HOLD = timedelta(minutes=2)  # a turn's rows go out as they are after this, if never sealed
 _TURN: ContextVar[str | None] = ContextVar("outbox_turn", default=None)
+# This process's name on the turns it holds (`turn` is "PROCESS KEY"): a turn of another one,
+# found when a process starts, is a dead process's.
+PROCESS = uuid.uuid4().hex[:12]
 BACKOFF_BASE = timedelta(seconds=5)
 BACKOFF_MAX = timedelta(hours=1)
 GIVE_UP_AFTER = 6  # failed tries (about 2.5 minutes) before the judge is told
@@ -72,7 +79,7 @@ def turn(db: Database, key: str, after: Callable[[], None] | None = None) -> Ite
     if _TURN.get() is not None:
         yield
         return
-    key = key[:160]
+    key = f"{PROCESS} {key}"[:160]
     token = _TURN.set(key)
     try:
         yield
@@ -110,6 +117,16 @@ def merge(rows: list[OutboxRow], known: Addresses, now: datetime) -> tuple[list[
             gone.extend(r.id for r in rest)
         first.next_attempt_at = now
     return gone, len(merged)
+
+
+def release_dead_turns(db: Database) -> int:
+    """At a start: end every turn of this account that another process left open (it died
+    inside it; one process serves an account at a time), as that process would have ended it:
+    its unsent rows merged per recipient and due now, not TURN_HOLD later. A row is sent
+    only while unsent (`sent_at`), so nothing that went out goes again. How many turns."""
+    now = utcnow()
+    return OutboxStore(db).seal_held(now, lambda key: not key.startswith(f"{PROCESS} "),
+                                     lambda rows, known: merge(rows, known, now))
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,9 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     f["reason_text"] = w["end_reason"].format(reason=data["reason"]) if data.get(
         "reason") and isinstance(data["reason"], str) else ""
     f["reconfirm"] = w["reconfirm_answered"] if data.get("answered") else w["reconfirm_new"]
+    # a reminder to a seat whose earlier answer stands (Reminder.standing) reads otherwise
+    f["reminder_case"] = f"{data.get('duty')}_standing" if data.get("standing") else data.get(
+        "duty")
     # Internal keys a person may read about, in words (a duty, a cause, a random pick's
     # purpose, a waiver): never the key itself.
     duty = data.get("duty", data.get("reason"))
@@ -142,6 +145,14 @@ def render_for_judge(event: Event, ruleset: str) -> str:
 def has_judge_wording(event: Event, ruleset: str) -> bool:
     """Whether the ruleset words this event for the judge in a way of its own."""
     return event.type in _templates(ruleset)["judge"]
+
+
+@cache
+def dm_order() -> tuple[frozenset[str], dict[str, str]]:
+    """How a seat's texts of one commit read (templates.yaml `dm`): the public event types read
+    last, and each public type a seat is not told again after the named one about itself."""
+    dm = load("common", "templates").get("dm", {})
+    return frozenset(dm.get("last", ())), dict(dm.get("own_words", {}))
 
 
 def messages_for(event: Event, seat: int, ruleset: str) -> str | None:

@@ -17,9 +17,11 @@ Each event goes where its audience allows (docs/spec/ARCHITECTURE.md, "Secrets")
 - private: a DM to each seat, as that seat reads it.
 
 Then everything the commit sends to the same recipient is merged into one message, its texts
-in event order, one per line; the judge gets one message (bot/feed.py) when their feed setting
-wants it. Each message's dedupe key is fixed by the commit (the seq of its first event and the
-recipient), so a retry or a restart never sends a merged text twice, or half of it.
+in event order, one per line (a seat's own news first: the commitment after the seat and the
+role; a public line about a seat's own card not repeated under its own words: templates
+`dm`); the judge gets one message (bot/feed.py) when their feed setting wants it. Each
+message's dedupe key is fixed by the commit (the seq of its first event and the recipient), so
+a retry or a restart never sends a merged text twice, or half of it.
 
 No database, no clock: the service hands in what it read (rooms, their members, the feed).
 """
@@ -30,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.feed import judge_message
-from bot.render import messages_for, render_event
+from bot.render import dm_order, messages_for, render_event
 from engine.commands import Command
 from engine.events import Event
 from engine.model import Deadline, GameState
@@ -102,13 +104,23 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
     creation, when `cmd` is None); its events follow it. `deadline`/`parent`: what a tick
     fired (and the deadline a reminder was for), as the state before the tick held them."""
     ruleset = state.ruleset
-    merged: dict[tuple[str, str], tuple[int, list[str]]] = {}
+    merged: dict[tuple[str, str], tuple[int, list[str], list[str]]] = {}
+    last, own_words = dm_order()
+    # the event types each seat is told about itself, in its own words (its card)
+    own: dict[int, set[str]] = {}
+    for ev in events:
+        if not ev.audience.public and ev.data.get("seat") in ev.audience.seats:
+            own.setdefault(ev.data["seat"], set()).add(ev.type)
 
-    def add(seq: int, channel: str, target: str, text: str | None) -> None:
+    def add(seq: int, channel: str, target: str, text: str | None, *, tail: bool = False
+            ) -> None:
         if not text:
             return
-        entry = merged.setdefault((channel, target), (seq, []))
-        entry[1].append(text)
+        _, texts, last_texts = merged.setdefault((channel, target), (seq, [], []))
+        (last_texts if tail else texts).append(text)
+
+    def tells_again(ev: Event, n: int) -> bool:
+        return ev.data.get("seat") == n and own_words.get(ev.type) in own.get(n, ())
 
     every_seat = [st.seat for st in state.seats]
     went_out = {e.data.get("seat") for e in events if e.type == "SeatOut"}
@@ -130,7 +142,8 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
                     add(seq, "dm", f"seat:{n}", text)
             elif not public_room:
                 for n in told:
-                    add(seq, "dm", f"seat:{n}", text)
+                    if not tells_again(ev, n):
+                        add(seq, "dm", f"seat:{n}", text, tail=ev.type in last)
         elif aud.group is not None and aud.group in rooms.names and rooms.seats.get(
                 aud.group, frozenset()) <= set(aud.seats):
             # A room only gets what every seat in it may read.
@@ -138,10 +151,10 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
         else:  # private, or a group without a room (yet): one DM per member
             for n in aud.seats:
                 add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset))
-    out = [Message(f"{code}/{seq}/{target}", seq, channel, target, "\n".join(texts),
+    out = [Message(f"{code}/{seq}/{target}", seq, channel, target, "\n".join(texts + tail),
                    reply=channel == "dm" and asker.seat is not None
                    and target == f"seat:{asker.seat}")
-           for (channel, target), (seq, texts) in merged.items()]
+           for (channel, target), (seq, texts, tail) in merged.items()]
     told_judge = judge_message(code, cmd, events, ruleset, feed=feed, asked=asker.judge,
                                deadline=deadline, parent=parent, public_room=public_room)
     if told_judge is not None:

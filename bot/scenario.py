@@ -17,7 +17,7 @@ from bot.commands.parse import Parsed
 from bot.commands.vocabulary import VERBS, Form, VerbSpec
 from bot.render import messages_for, render_rejection
 from engine import handle, new_game
-from engine.commands import Act, JudgeEnd, JudgePause, JudgeResume, Tick
+from engine.commands import Act, JudgeEnd, JudgePause, JudgeResume, JudgeSetTime, Tick
 from engine.events import Event, Rejection
 from engine.model import OUT_CAUSES, GameState
 from engine.options import OptionError
@@ -420,8 +420,9 @@ class Scenario:
             # request (AMB-P-09)
             p = Parsed(verb=key, seats=(self.seat(game, args[0], line),))
         elif key in ("close_at", "open_at") and len(args) == 2 and args[0].startswith("@"):
-            at = _at(args[0][1:], args[1], line)
-            p = Parsed(verb=key, time=at.time())
+            # the step names the day (chat's 开门 HH:MM takes the next one: P-CLOCK-1)
+            return JudgeSetTime(which="close" if key == "close_at" else "open",
+                                at=_at(args[0][1:], args[1], line))
         if p is None:
             raise ScenarioError(line, f"unknown or malformed judge step: judge {' '.join(words)}")
         return judge_command(p, at=at)

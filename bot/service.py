@@ -43,7 +43,7 @@ from bot.store.games import (
     event_of,
 )
 from bot.store.models import Game, LogEntry
-from bot.undo import Candidate, candidates, effective, notices, plan, what
+from bot.undo import Candidate, Refusal, candidates, effective, notices, plan, what
 from engine import handle, new_game
 from engine.commands import Command, Tick
 from engine.events import Event, Rejection
@@ -258,6 +258,14 @@ class Service:
         back)."""
         return self.store.load(game_id).clock
 
+    def created(self, game_id: str) -> datetime:
+        """When the game was dealt, on its wall clock (its creation's `now`)."""
+        game = self.store.game(game_id)
+        if game is None:
+            raise UnknownGame(game_id)
+        created: datetime = decode(game.params)["now"]
+        return created
+
     def time_zone(self, game_id: str) -> str:
         return self.store.time_zone(game_id)
 
@@ -384,26 +392,28 @@ class Service:
         return candidates(rows, by_judge)
 
     def undo(self, game_id: str, seq: int, *, now: datetime, msg_id: str | None = None,
-             dry_run: bool = False) -> Candidate | str:
+             dry_run: bool = False) -> Candidate | Refusal:
         """Undo the judge's command logged at `seq` (P-UNDO): the state becomes the replay
         without it, the log gains an undo row, and whoever was told of it is told of the
-        undo. The undone command, or the text key of the refusal. `dry_run`: only whether
-        it could be undone now (nothing is written)."""
+        undo. The undone command, or why it is refused. `dry_run`: only whether it could be
+        undone now (nothing is written). What is due fires first: an undo never comes before
+        a deadline that has passed (P-UNDO-3)."""
+        self.advance(game_id, now)
         for _ in range(MAX_TRIES):
             loaded = self.store.load(game_id)
             params, _, _, rows = self.store.stored(game_id)
             if len(rows) != loaded.last_seq:
                 continue  # a command committed between the two reads
             if loaded.state.over:
-                return "undo.over"
+                return Refusal("undo.over")
             target = next((c for c in self._undoable(game_id, rows) if c.seq == seq), None)
             if target is None:
-                return "undo.not_undoable"
-            got = plan(params, rows, target, loaded.version + 1)
-            if isinstance(got, str) or dry_run:
-                return got if isinstance(got, str) else target
-            state = got.state
+                return Refusal("undo.not_undoable")
             now = max(now, loaded.clock)
+            got = plan(params, rows, target, loaded.version + 1, now=now, current=loaded.state)
+            if isinstance(got, Refusal) or dry_run:
+                return got if isinstance(got, Refusal) else target
+            state = got.state
             events = notices(got.undone_events, what(target), now,
                              loaded.state.phase, announced)
 

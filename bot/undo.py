@@ -12,7 +12,10 @@ change, an extension, a 代行), while the phase in which it was given is still 
 deadline but a reminder has fired since, no night resolved, no day opened or closed, and
 the command did not move the phase itself. And only when every command after it replays to
 the events it had (P-UNDO-3): a later command that depended on it (a second yellow card made
-red by the first) keeps it in.
+red by the first) keeps it in; when no deadline that the command had moved away would have
+come due, without it, before a later command or before now (P-UNDO-7: the replay would fire
+it late, after what came since); and when it did not make a night choice final and tell it
+(P-UNDO-8: a check's told result stands, G-RES-1).
 """
 
 from __future__ import annotations
@@ -22,14 +25,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bot.feed import describe_command
+from bot.feed import describe_command, describe_deadline
 from bot.store.codec import decode
 from bot.store.games import event_of
 from bot.store.models import UNDO, LogEntry
+from bot.texts import t
 from engine import handle, new_game
 from engine.commands import Command, Tick, parse_command
+from engine.context import OPEN_NOTICE
 from engine.events import Audience, Event, Rejection
-from engine.model import GameState
+from engine.model import Deadline, GameState
 
 # The judge's commands that can be undone; a vote or an act only when a judge sent it.
 UNDOABLE = frozenset({"judge_card", "judge_waiver", "judge_proxy", "judge_correction",
@@ -62,6 +67,14 @@ class Plan:
     target: Candidate
     state: GameState
     undone_events: list[Event] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an undo is refused: the text key (bot/texts.yaml `undo.*`) and its fields."""
+
+    key: str
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 def what(c: Candidate) -> str:
@@ -150,28 +163,74 @@ def candidates(rows: Sequence[LogEntry], by_judge: Callable[[LogEntry], bool]
 
 
 def _moves_phase(cmd: Command, events: Sequence[LogEntry]) -> bool:
-    if isinstance(cmd, Tick):
-        return not cmd.deadline_id.startswith("remind:")
+    if isinstance(cmd, Tick):  # (a reminder, or the review's notice of the moved open)
+        return not cmd.deadline_id.startswith(("remind:", f"{OPEN_NOTICE}:"))
     return any(e.type in PHASE_MOVES for e in events)
 
 
 def plan(params: Mapping[str, Any], rows: Sequence[LogEntry], target: Candidate,
-         version: int) -> Plan | str:
-    """The undo of `target`: the replay without it (the undo row's version `version`), or a
-    refusal's text key (P-UNDO-3: a later command replays to other events)."""
+         version: int, *, now: datetime, current: GameState) -> Plan | Refusal:
+    """The undo of `target` at `now` (`current`: the game's state): the replay without it
+    (the undo row's version `version`), or why it is refused: a later command replays to
+    other events (P-UNDO-3), a deadline would come due late (P-UNDO-7), a final answer was
+    told (P-UNDO-8)."""
     skip = undone(rows) | {target.seq}
-    got = replay(params, rows, skip)
-    if isinstance(got, str):
-        return "undo.depends"
-    state, replayed = got
     logged = {head.seq: events for head, events in groups(rows)
               if head is not None and head.kind == "command"}
-    for seq, events in replayed.items():
-        if seq > target.seq and [e.model_dump() for e in events] != [
-                event_of(r.body).model_dump() for r in logged[seq]]:
-            return "undo.depends"
+    state, _ = new_game(**dict(params))
+    clock: datetime | None = None  # the latest time the log has seen: what has passed
+    for row in rows:
+        if row.kind != "command":
+            continue
+        clock = row.at if clock is None else max(clock, row.at)
+        if row.seq in skip:
+            continue
+        if row.seq > target.seq:
+            late = _come_due(state, clock)
+            if late is not None:
+                return _late(late)
+        got = handle(state, parse_command(decode(row.body)), row.at)
+        if isinstance(got, Rejection):
+            return Refusal("undo.depends")
+        state, events = got
+        if row.seq > target.seq and [e.model_dump() for e in events] != [
+                event_of(r.body).model_dump() for r in logged[row.seq]]:
+            return Refusal("undo.depends")
+    late = _come_due(state, max(now, clock) if clock is not None else now)
+    if late is not None:
+        return _late(late)
+    seats = _final_told(current, state) if target.told else None
+    if seats:
+        return Refusal("undo.told_final", {"what": what(target), "seats": "、".join(
+            t("words.seat", n=n) for n in seats)})
     state = state.model_copy(update={"version": version})
     return Plan(target, state, [event_of(r.body) for r in logged[target.seq]])
+
+
+def _come_due(state: GameState, when: datetime) -> Deadline | None:
+    """A deadline of the replayed `state` (a reminder is none) due by `when`: in the game as
+    it was, every deadline due by then had fired and is logged as a tick, so this one would
+    fire later than its time, after commands that came after it (P-UNDO-7)."""
+    if state.over or state.paused_at is not None:
+        return None
+    due = [d for d in state.deadlines if d.kind != "remind" and d.due <= when]
+    return min(due, key=lambda d: (d.due, d.id)) if due else None
+
+
+def _late(dl: Deadline) -> Refusal:
+    return Refusal("undo.deadline_passed", {"deadline": describe_deadline(dl),
+                                            "due": dl.due.strftime("%m-%d %H:%M")})
+
+
+def _final_told(current: GameState, replayed: GameState) -> list[int]:
+    """The seats of a night choice that is final in the game and would not be without the
+    command (P-UNDO-8): a check whose result was told, a kill locked and reported."""
+    night, again = current.night, replayed.night
+    if night is None or night.resolved:
+        return []
+    slots = again.slots if again is not None and again.day == night.day else {}
+    return sorted({n for key, slot in night.slots.items() if slot.final
+                   and not (key in slots and slots[key].final) for n in slot.seats})
 
 
 def notices(undone_events: Sequence[Event], what: str, at: datetime, phase: str,

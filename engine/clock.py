@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from engine.commands import JudgeEnd, JudgeExtend, JudgeSetSchedule, JudgeSetTime
-from engine.context import TIME_HORIZON, Ctx
+from engine.context import OPEN_NOTICE, TIME_HORIZON, Ctx
 from engine.flow import owing_seats
 from engine.model import Deadline, GameState, Schedule
 
@@ -61,6 +61,7 @@ def set_time(ctx: Ctx, cmd: JudgeSetTime) -> None:
                 state.day):
             ctx.reject("open_before_close")
         state.schedule.opens[day] = cmd.at
+        ctx.remove_deadline(f"{OPEN_NOTICE}:{day}")  # (the judge's own move is told below)
     _check_schedule(ctx)
     ctx.retime_deadlines()
     ctx.announce("TimeChanged", which=cmd.which, day=day, at=cmd.at.isoformat(sep=" "))

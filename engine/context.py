@@ -66,6 +66,11 @@ OUT_DUTIES = {kind for kind, k in ENGINE_DEADLINE_KINDS.items() if k.outlives_ou
 # The judge's review of the dawn (engine.flow, docs/rules-judge.md P-REVIEW): night.data[REVIEW]
 # holds the night's deadlines that wait for 天亮, deadline id -> its due time (ISO).
 REVIEW = "review"
+# ... and, while the review lasts, when the night would have resolved and the open it would
+# have had (ISO): the publication gives the night's duties the time they had lost (P-REVIEW-2).
+REVIEW_SINCE = "review_since"
+# The deadline kind that tells the table, at the open the review moved, when the day opens.
+OPEN_NOTICE = "open_notice"
 
 
 def held_due(night: Night | None, deadline_id: str) -> datetime | None:

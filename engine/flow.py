@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from engine.context import REVIEW, Ctx
+from engine.context import OPEN_NOTICE, REVIEW, REVIEW_SINCE, Ctx
 from engine.duties import handover_missed
 from engine.model import Deadline, GameState, Night
 from engine.votes import ABSTAIN, REVOTE, Tally, tally
@@ -48,6 +48,8 @@ def fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
         _open_day(ctx, dl.day)
     elif dl.kind == "remind":
         _remind(ctx, dl, max(ctx.now, fired_at or ctx.now))
+    elif dl.kind == OPEN_NOTICE:
+        _tell_moved_open(ctx, dl.day)
     else:
         ctx.rs.deadline(ctx, dl)
 
@@ -82,8 +84,13 @@ def _remind(ctx: Ctx, dl: Deadline, sent: datetime) -> None:
         return
     owing = owing_seats(ctx, parent)
     due = parent.due.strftime("%m-%d %H:%M")
+    night = ctx.view("night")
+    slot = next((s for s in night.slots.values() if s.deadline_id == parent.id),
+                None) if night is not None and parent.kind == "night" else None
+    # an answer given before the slot's prompt is owed again, but stands if not changed
+    standing = {"standing": True} if slot is not None and slot.sub is not None else {}
     for n in owing:
-        ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due)
+        ctx.tell_about(parent.kind, n, "Reminder", duty=parent.kind, due=due, **standing)
     if owing:
         ctx.note("LateSummary", duty=parent.kind, seats=owing, due=due)
 
@@ -108,7 +115,9 @@ def _start_review(ctx: Ctx, held: dict[str, datetime]) -> None:
     """The night would resolve now: with `resolve.judge_review` it waits for the judge. The
     night's deadlines still pending are held (they fire at the publication; until their due
     time an action still counts: `代行`, or a player's own before a deadline not yet due);
-    the day opens no sooner than `resolve.review_minutes` after the night's last deadline."""
+    the day opens no sooner than `resolve.review_minutes` after the night's last deadline.
+    A moved open is told at the open it replaces (a time everyone knew), not now: now is when
+    the night's last answer came, which the table must not learn."""
     state = ctx.state
     night = state.night
     assert night is not None
@@ -116,35 +125,70 @@ def _start_review(ctx: Ctx, held: dict[str, datetime]) -> None:
     ctx.drop_deadlines(lambda d: d.kind == "night")
     night.data[REVIEW] = {k: v.isoformat() for k, v in held.items()}
     day = night.day + 1
+    opens = state.schedule.open_at(day)
+    # when the night would have resolved, and the open it would have had (P-REVIEW-2)
+    night.data[REVIEW_SINCE] = {"at": ctx.now.isoformat(), "open": opens.isoformat()}
     last = max([ctx.now, *held.values()])
     until = (last + timedelta(minutes=ctx.o.resolve_review_minutes)).replace(
         second=0, microsecond=0)
     # (never up to the day's close: a fast game's short day keeps its open, and the judge
     # publishes with 天亮 before it)
-    if state.schedule.open_at(day) < until < state.schedule.close_at(day):
+    if opens < until < state.schedule.close_at(day):
         state.schedule.opens[day] = until
         ctx.retime_deadlines()
-        ctx.announce("TimeChanged", which="open", day=day, at=until.isoformat(sep=" "))
+        ctx.add_deadline(OPEN_NOTICE, day, "at", at=opens)
     ctx.note("DawnReview", day=night.day,
              until=state.schedule.open_at(day).strftime("%m-%d %H:%M"))
 
 
+def _tell_moved_open(ctx: Ctx, day: int) -> None:
+    """The open the review moved, told at the time the day would have opened (P-REVIEW-4),
+    as the rules' doing."""
+    at = ctx.state.schedule.open_at(day)
+    if ctx.state.day < day and at > ctx.now:
+        ctx.announce("TimeChanged", which="review", day=day, at=at.strftime("%m-%d %H:%M"))
+
+
 def publish_dawn(ctx: Ctx, *, by_judge: bool) -> None:
     """`天亮`, or the day's open: the held deadlines fire (a slot still unanswered is missed,
-    as at its deadline) and the night resolves."""
+    as at its deadline) and the night resolves. The duties it brings (last words, a
+    handover, a shot) get the time they would have had from the resolution to the open,
+    counted from now (P-REVIEW-2)."""
     state = ctx.state
     night = state.night
     if not reviewing(state):
         ctx.reject("no_review")
     assert night is not None
     held = night.data.pop(REVIEW)
+    since = night.data.pop(REVIEW_SINCE, None)
     ctx.note("DawnPublished", day=night.day, by_judge=by_judge)
     for ident in held:
         slot = next((s for s in night.slots.values() if s.deadline_id == ident), None)
         if slot is not None and not slot.expired:
             slot.expired = True
             ctx.rs.slot_expired(ctx, slot)
-    _resolve(ctx, publish=True)
+    before = {d.id: d for d in state.deadlines}
+    _resolve(ctx, publish=True)  # (a GameOver raised here leaves no deadline to move)
+    if since is not None:
+        _keep_duty_windows(ctx, night.day + 1, before, since)
+
+
+def _keep_duty_windows(ctx: Ctx, day: int, before: dict[str, Deadline],
+                       since: dict[str, str]) -> None:
+    """The duties the publication set, due at day `day`'s open (last words, a handover, a
+    shot before the next open), end no sooner than they would have without the review: the
+    time from the night's resolution to the open, counted from the publication."""
+    state = ctx.state
+    lag = (ctx.now - datetime.fromisoformat(since["at"])) - (
+        state.schedule.open_at(day) - datetime.fromisoformat(since["open"]))
+    extra = -(-lag // timedelta(minutes=1))  # whole minutes, rounded up
+    if extra <= 0 or state.over:
+        return
+    for dl in list(state.deadlines):
+        if (dl.anchor == "open" and dl.day == day and dl.kind not in ("day_open", OPEN_NOTICE)
+                and before.get(dl.id) != dl):
+            ctx.add_deadline(dl.kind, dl.day, "open", dl.offset_min + extra, dl.seats,
+                             key=dl.id.split(":", 1)[1])
 
 
 def _resolve(ctx: Ctx, *, publish: bool = False) -> None:

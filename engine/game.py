@@ -10,7 +10,9 @@ from engine.context import Ctx
 from engine.events import Event
 from engine.model import GameState, Schedule, Seat
 from engine.options import typed_options, validate_options
-from engine.ruleset import get_ruleset
+from engine.ruleset import RoleSetError, get_ruleset
+
+__all__ = ["RoleSetError", "check_role_set", "new_game"]
 
 
 def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
@@ -42,7 +44,8 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     if first_open is not None and (
             not day_minutes or not night_minutes or day_minutes <= 0 or night_minutes <= 0):
         raise ValueError("a fast game needs positive day and night lengths in minutes")
-    rs.check_game(typed_options(rs.options_model, opts), fast=first_open is not None)
+    rs.check_game(typed_options(rs.options_model, opts), fast=first_open is not None,
+                  hours=None if first_open is not None else (open_time, close_time))
     state = GameState(
         game_id=game_id, ruleset=ruleset, options=opts, seed=seed, rng_counter=counter,
         seats=[Seat(seat=i + 1, role=r, camp="") for i, r in enumerate(roles)],
@@ -63,3 +66,19 @@ def new_game(*, ruleset: str, game_id: str, seed: str, start: date,
     rs.setup(ctx)
     ctx.add_deadline("day_open", 1, "open")
     return state, ctx.events
+
+
+def check_role_set(*, ruleset: str, roles: list[str], options: dict[str, Any] | None = None
+                   ) -> None:
+    """Whether a judge's own role set makes a game as the ruleset's presets do (P-LOBBY-2):
+    RoleSetError saying why not (the ruleset's `check_roles` over the set dealt, beside a preset
+    game of as many seats); OptionError or ValueError for a bad option or a role the options
+    do not allow. Pure: both games are made with a throwaway seed and thrown away."""
+    rs = get_ruleset(ruleset)
+    start = date(2026, 1, 1)
+    preset, _ = new_game(ruleset=ruleset, game_id="CHECK", seed="0" * 64, start=start,
+                         players=len(roles), options=options)
+    dealt, _ = new_game(ruleset=ruleset, game_id="CHECK", seed="0" * 64, start=start,
+                        roles=list(roles), options=options)
+    rs.check_roles(Ctx(dealt, datetime.combine(start, time(0, 0)), rs),
+                   list(preset.camps_on_field))

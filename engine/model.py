@@ -212,6 +212,7 @@ ENGINE_DEADLINE_KINDS: dict[str, DeadlineKind] = {
     "lastwords": DeadlineKind(5, outlives_out=True),
     "day_close": DeadlineKind(6, reminded=True),
     "day_open": DeadlineKind(6),
+    "open_notice": DeadlineKind(6),  # the open the judge's review moved, told (P-REVIEW-4)
 }
 DEADLINE_ORDER = {kind: k.order for kind, k in ENGINE_DEADLINE_KINDS.items()}
 

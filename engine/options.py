@@ -103,6 +103,11 @@ class Options(BaseModel):
     def check(self, camps: tuple[str, ...]) -> None:
         """Checks across values that a type alone cannot say; raise OptionError."""
 
+    def night_deadlines(self) -> dict[str, int | None]:
+        """The night actions' deadlines: key -> minutes after the day's close (None: a time
+        of the next morning). Each must leave some time to act (checked after `check`)."""
+        return {}
+
     def dump(self) -> dict[str, Any]:
         """The plain dict a game's state keeps (GameState.options)."""
         values = self.model_dump(by_alias=True)
@@ -117,6 +122,10 @@ class Options(BaseModel):
         except ValidationError as exc:
             raise _first_error(cls, given, exc) from None
         opts.check(camps)
+        for key, minutes in opts.night_deadlines().items():
+            if minutes is not None and minutes < 1:
+                raise OptionError(f"{key} must be at least 1min after the close: a night "
+                                  "deadline of no length leaves no time to act")
         return opts
 
 
@@ -172,6 +181,9 @@ class CommonOptions(Options):
 
     added_keys: ClassVar[frozenset[str]] = frozenset({
         "resolve.judge_review", "resolve.review_minutes"})
+
+    def night_deadlines(self) -> dict[str, int | None]:
+        return {"deadlines.night_action": self.deadlines_night_action}
 
     def check(self, camps: tuple[str, ...]) -> None:
         if not 0 <= self.cards_yellow_to_red <= MAX_YELLOWS:

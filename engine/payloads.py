@@ -195,6 +195,9 @@ class NoSheriff(Payload):
 class Reminder(Payload):
     duty: str
     due: str
+    # the seat's answer given before its prompt stands at the deadline unless changed
+    # (only when true: earlier reminders read as they were)
+    standing: bool = False
 
 
 @payload("LateSummary")

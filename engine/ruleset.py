@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import Mapping
+from datetime import time
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,11 +20,28 @@ if TYPE_CHECKING:
     from engine.votes import Tally
 
 
+class RoleSetError(ValueError):
+    """A judge's own role set that makes no game (docs/rules-judge.md P-LOBBY-2). `reason`:
+    `twice` (`role`, which the ruleset deals once, is in it more than once), `missing` (no
+    role of `camp`, which a preset game starts with), `lost` or `won` (`camp` has lost, or
+    won, at the deal, by the ruleset's own win conditions)."""
+
+    def __init__(self, reason: str, *, role: str | None = None, camp: str | None = None
+                 ) -> None:
+        super().__init__(f"{reason}: {role or camp}")
+        self.reason = reason
+        self.role = role
+        self.camp = camp
+
+
 class Ruleset:
     """Hooks the engine calls. Defaults cover what every ruleset shares."""
 
     name: str = ""
     roles: tuple[str, ...] = ()
+    # The roles a role set may hold more than once (the wolves, the villagers: data.yaml
+    # `many`); any other role (a god, a special role) at most once.
+    many_roles: tuple[str, ...] = ()
     camps: tuple[str, ...] = ()
     out_causes: tuple[str, ...] = ()  # the causes its rules put out by, beyond OUT_CAUSES
     options_model: type[CommonOptions] = CommonOptions  # the ruleset's option model
@@ -50,9 +68,31 @@ class Ruleset:
     # JudgeExtend. The engine's own kinds are engine.model.ENGINE_DEADLINE_KINDS.
     deadline_kinds: Mapping[str, DeadlineKind] = {}
 
-    def check_game(self, options: CommonOptions, *, fast: bool) -> None:
+    def check_roles(self, ctx: Ctx, preset_camps: list[str]) -> None:
+        """Whether the role set dealt in `ctx.state` (a judge's own, 角色) makes a game as the
+        presets do: each role outside `many_roles` at most once, every camp a preset game
+        starts with (`preset_camps`) on the field, and no camp lost or won at the deal by
+        the ruleset's own `camp_lost` / `camp_wins`; raise RoleSetError. A ruleset with more to
+        ask of a set adds it here."""
+        state = ctx.state
+        seen: set[str] = set()
+        for st in state.seats:
+            if st.role in seen and st.role not in self.many_roles:
+                raise RoleSetError("twice", role=st.role)
+            seen.add(st.role)
+        for camp in preset_camps:
+            if camp not in state.camps_on_field:
+                raise RoleSetError("missing", camp=camp)
+        for camp in state.camps_on_field:
+            if self.camp_lost(ctx, camp):
+                raise RoleSetError("lost", camp=camp)
+            if self.camp_wins(ctx, camp):
+                raise RoleSetError("won", camp=camp)
+
+    def check_game(self, options: CommonOptions, *, fast: bool,
+                   hours: tuple[time, time] | None = None) -> None:
         """The game's options against its schedule (`fast`: a fast game, in cycles of
-        minutes); raise ValueError."""
+        minutes; `hours`: a daily game's open and close); raise ValueError."""
 
     def setup_deadline(self, ctx: Ctx, deadline: Deadline) -> None:
         """A setup-phase deadline fired (a setup duty's)."""

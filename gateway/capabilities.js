@@ -25,7 +25,7 @@ export function capabilities (puppet, name, without = []) {
   const stubs = new Set([...(KNOWN_STUBS[name] || []), ...without])
   const report = { wolfjudge: 1, puppet: name }
   for (const [need, method] of Object.entries(NEEDS)) {
-    const fn = puppet[method]
+    const fn = puppet[method] && (puppet[method].original || puppet[method]) // (once.js wraps)
     report[need] = typeof fn === 'function' && !stubs.has(method) &&
       !String(fn).slice(0, 400).includes('throwUnsupportedError')
   }

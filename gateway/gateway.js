@@ -13,8 +13,9 @@
 //        GATEWAY_HOST                   the gRPC address (127.0.0.1; 0.0.0.0 in the image)
 //        GATEWAY_GRPC_PORT (8788), GATEWAY_HTTP_PORT (8789: the status page, status.js, and
 //                                       the mock's control API)
-//        GATEWAY_MAILBOX (file), GATEWAY_MAILBOX_MAX (1000): messages kept while no bot is
-//                                       connected (mailbox.js)
+//        GATEWAY_MAILBOX (file), GATEWAY_MAILBOX_MAX (1000): messages kept until the bot has
+//                                       committed them (mailbox.js); next to it,
+//                                       sent-keys.jsonl: the bot's recent sends (once.js)
 //        GATEWAY_LOGIN_TIMEOUT (45): seconds a real puppet may take to start its login
 //        GATEWAY_CONTACTS, GATEWAY_BOT_NAME: the mock's contacts and bot name;
 //        GATEWAY_MOCK_WITHOUT: methods the mock pretends not to have (roomCreate, ...)
@@ -33,6 +34,7 @@ import { PuppetServer } from 'wechaty-puppet-service'
 
 import { answerCapabilities } from './capabilities.js'
 import { Mailbox } from './mailbox.js'
+import { SendOnce } from './once.js'
 import { authorized, status } from './status.js'
 
 function arg (name) {
@@ -110,6 +112,7 @@ async function serveReal () {
     console.error(`gateway: puppet error: ${text}`)
   })
   const mailbox = new Mailbox(puppet, { file: mailboxFile, max: mailboxMax })
+  new SendOnce(puppet, { file: path.join(path.dirname(mailboxFile), 'sent-keys.jsonl') })
   answerCapabilities(puppet, puppetName)
   const served = new PuppetServer({ endpoint: `${host}:${grpcPort}`, puppet, token, tls: { disable: true } })
   await served.start()

@@ -1,14 +1,23 @@
-// The gateway's mailbox: no message is lost while the bot is away (issue 21).
+// The gateway's mailbox: no message is lost while the bot is away or when it dies (issues 21, 33).
 //
 // A puppet service streams events to whoever is connected and keeps nothing. The mailbox listens
-// to the puppet itself, always: a message (a DM or a room line) that arrives while no bot client
-// holds the event stream is kept, with its payload, in a small file (a JSON list in the session
-// volume, rewritten atomically), at most `max` of them (past that the oldest are dropped and the
-// count logged). When a bot connects, the kept messages are emitted again, in order, and their
-// payloads are served from the file (the puppet itself may have forgotten them, after a gateway
-// restart). A replayed message stays a while (`keepMs`) and is replayed again to the next
-// connection too: the bot applies a message id once, so a bot that dies in the middle of a
-// replay loses nothing.
+// to the puppet itself, always: every message from someone else (a DM or a room line) is kept,
+// with its payload, in a small file (a JSON list in the session volume, rewritten atomically),
+// until the bot says it has committed it, at most `max` of them (past that the oldest are
+// dropped and the count logged). Each time a bot connects, the kept messages are emitted again,
+// in order, and their payloads are served from the file (the puppet itself may have forgotten
+// them, after a gateway restart). The bot applies a message id once, so a message handed over
+// twice is harmless.
+//
+// Why an acknowledgement and not a replay of everything recent: only the bot knows when a
+// message is committed (applied and marked handled, in its database). A message the bot had
+// received and not committed when it died (a SIGKILL 50 ms after a burst) is kept, however long
+// the bot stays down; one it committed is let go at once, so a reconnect replays only what is
+// really in flight, and nothing depends on a guessed time. The acknowledgement rides on the gRPC
+// connection the bot already has: a `ding` whose data is `wolfjudge:committed ID` (like the
+// capabilities probe, capabilities.js), answered only when the mailbox has let the message go.
+// A lost acknowledgement costs a replay the bot ignores. A message older than `keepMs` (a day:
+// the bot drops older ones unread) is let go at the next replay.
 //
 // The bot client's event stream is seen through wechaty-puppet-service's EventStreamManager (its
 // start, and the end of its streaming call); the module is imported by file, as the package
@@ -20,20 +29,24 @@ import path from 'node:path'
 import { EventStreamManager } from './node_modules/wechaty-puppet-service/dist/esm/src/server/event-stream-manager.js'
 
 const REPLAY_DELAY_MS = 500 // after the stream starts: the client has its login and ready events
+export const COMMITTED = 'wolfjudge:committed' // the bot's acknowledgement: `${COMMITTED} ID`
+const COMMITTED_MEMORY = 10000 // ids acknowledged, remembered against a payload read still under way
 
 export class Mailbox {
-  constructor (puppet, { file, max = 1000, keepMs = 10 * 60 * 1000, log = console }) {
+  constructor (puppet, { file, max = 1000, keepMs = 24 * 60 * 60 * 1000, log = console }) {
     this.puppet = puppet
     this.file = file
     this.max = max
     this.keepMs = keepMs
     this.log = log
-    this.items = this.load() // [{id, payload, keptAt, replayedAt?}]
+    this.items = this.load() // [{id, payload, keptAt}], not yet committed by the bot
     this.dropped = 0
     this.streams = 0
     this.byId = new Map(this.items.map(i => [i.id, i]))
+    this.committed = new Set() // acknowledged ids (the newest COMMITTED_MEMORY)
     this.watchStreams()
     this.servePayloads()
+    this.hearAcknowledgements()
     puppet.on('message', ({ messageId }) => this.arrived(messageId).catch(e =>
       this.log.error(`gateway: mailbox: message ${messageId}: ${e.message || e}`)))
   }
@@ -60,10 +73,11 @@ export class Mailbox {
   }
 
   async arrived (messageId) {
-    if (this.connected || this.byId.has(messageId)) return
+    if (this.byId.has(messageId) || this.committed.has(messageId)) return
     const payload = await this.puppet.messagePayload(messageId)
     if (!payload || payload.talkerId === this.puppet.currentUserId) return // the bot's own echo
-    if (this.connected) return // the bot connected meanwhile: the stream has it
+    // (committed while its payload was read: the bot was quicker)
+    if (this.byId.has(messageId) || this.committed.has(messageId)) return
     const item = { id: messageId, payload, keptAt: Date.now() }
     this.items.push(item)
     this.byId.set(messageId, item)
@@ -73,6 +87,29 @@ export class Mailbox {
       this.dropped++
       this.log.error(`gateway: mailbox full (${this.max}): dropped the oldest kept message, ${this.dropped} so far`)
     }
+    this.save()
+  }
+
+  // The bot's acknowledgements: a committed message is let go (any other ding goes on).
+  hearAcknowledgements () {
+    const ding = this.puppet.ding.bind(this.puppet)
+    this.puppet.ding = async data => {
+      if (typeof data !== 'string' || !data.startsWith(`${COMMITTED} `)) return ding(data)
+      this.letGo(data.slice(COMMITTED.length + 1).split(' ').filter(Boolean))
+    }
+  }
+
+  letGo (ids) {
+    for (const id of ids) {
+      this.committed.add(id)
+      if (this.committed.size > COMMITTED_MEMORY) {
+        this.committed.delete(this.committed.values().next().value)
+      }
+    }
+    const before = this.items.length
+    this.items = this.items.filter(i => !this.committed.has(i.id))
+    if (this.items.length === before) return
+    for (const id of ids) this.byId.delete(id)
     this.save()
   }
 
@@ -103,16 +140,18 @@ export class Mailbox {
     }
   }
 
+  // Everything not yet committed, to the connection that just started (the bot ignores what
+  // it has already applied, and what it is still handling from an earlier connection).
   replay () {
     if (!this.connected) return
     const now = Date.now()
-    this.items = this.items.filter(i => !i.replayedAt || now - i.replayedAt < this.keepMs)
-    this.byId = new Map(this.items.map(i => [i.id, i]))
-    if (this.items.length) this.log.log(`gateway: mailbox: replaying ${this.items.length} kept messages`)
-    for (const item of this.items) {
-      item.replayedAt = item.replayedAt || now
-      this.puppet.emit('message', { messageId: item.id })
+    const young = this.items.filter(i => now - i.keptAt < this.keepMs)
+    if (young.length !== this.items.length) {
+      this.items = young
+      this.byId = new Map(this.items.map(i => [i.id, i]))
+      this.save()
     }
-    this.save()
+    if (this.items.length) this.log.log(`gateway: mailbox: replaying ${this.items.length} kept messages`)
+    for (const item of this.items) this.puppet.emit('message', { messageId: item.id })
   }
 }

@@ -13,6 +13,7 @@ import { PuppetServer } from 'wechaty-puppet-service'
 
 import { answerCapabilities } from './capabilities.js'
 import { Mailbox } from './mailbox.js'
+import { SendOnce } from './once.js'
 import { authorized, status } from './status.js'
 
 const HOST = '127.0.0.1'
@@ -137,8 +138,10 @@ export async function serveMock ({ grpcPort, httpPort, token, mailboxFile, mailb
   // it pretends not to have, comma-separated (roomCreate, roomAdd, ...).
   answerCapabilities(puppet, 'wechaty-puppet-mock', without)
 
-  // Messages that come while no bot is connected are kept (mailbox.js).
+  // Messages are kept until the bot has committed them (mailbox.js).
   const mailbox = new Mailbox(puppet, { file: mailboxFile, max: mailboxMax })
+  // An outbox row is sent once, across the bot's restarts (once.js).
+  new SendOnce(puppet, { file: path.join(path.dirname(mailboxFile), 'sent-keys.jsonl') })
 
   // --- rooms survive a restart, as WeChat's do: kept next to the mailbox -------------------------
   const roomsFile = path.join(path.dirname(mailboxFile), 'mock-rooms.json')

@@ -3,7 +3,8 @@
 //
 //   GET /status   with the header `Authorization: Bearer WECHATY_PUPPET_SERVICE_TOKEN`
 //   → {"wolfjudge": 1, "puppet": NAME, "loggedIn": bool, "botConnected": bool,
-//      "kept": N, "capabilities": {...}}   (capabilities.js)
+//      "kept": N, "capabilities": {...}}   (capabilities.js; kept: the messages the bot
+//      has not committed yet, mailbox.js)
 //
 // Read only: nothing here changes the puppet or the mailbox.
 

@@ -185,3 +185,19 @@ def test_p_dl_6_a_reminder_fired_at_or_after_its_deadline_says_nothing(
     assert bool([e for e in events if e.type == "Reminder"]) == reminded
     assert bool([e for e in events if e.type == "LateSummary"]) == reminded
     assert after.deadline("remind:setup:cupid") is None and after.deadline("setup:cupid")
+
+
+@pytest.mark.rules("P-REVIEW-2")
+def test_a_sheriff_killed_in_a_reviewed_night_keeps_his_time_to_hand_over() -> None:
+    """Without the review the night resolves at the witch's 08:00 deadline and the killed
+    sheriff has until the 09:00 open to name a successor; published at the open, he gets
+    that hour from the publication, not a handover already due (a random one and a card)."""
+    g = game(options={"resolve.judge_review": True})
+    to_night_1(g)
+    assert g.state.sheriff == 10
+    assert g.send(Act(seat=1, skill="kill", targets=(10,))) is None
+    g.advance(at(2, 9))
+    assert g.state.phase == "D2" and not g.state.seat(10).alive
+    assert g.state.handover_due == 10 and not of_type(g, "SheriffChanged")[1:]
+    dl = g.state.deadline("handover:1")
+    assert dl is not None and dl.due == at(2, 10)

@@ -7,6 +7,7 @@ for the bounds issue 19 added on purpose (a count of yellow cards, a duration's 
 from __future__ import annotations
 
 import random
+import re
 import typing
 from typing import Any
 
@@ -18,12 +19,14 @@ from engine.options import (
     CommonOptions,
     OptionError,
     Options,
+    duration_minutes,
     typed_options,
     validate_options,
 )
 from engine.ruleset import get_ruleset
 
 RULESETS = {"classic": legacy.CLASSIC_OPTIONS, "anomaly": legacy.ANOMALY_OPTIONS}
+NIGHT_DEADLINES = ("deadlines.night_action", "deadlines.witch", "classic.guard_deadline")
 LEGACY_YELLOWS = "cards.yellow_to_red must be 0 (never) or a positive number"
 BOUNDED_YELLOWS = f"cards.yellow_to_red must be 0 (never) or 1 to {MAX_YELLOWS}"
 POOL: list[Any] = [True, False, 0, 1, 2, 3, -1, 6, 9, 45, 1.5, None, "", "two", "true", "yes",
@@ -59,6 +62,13 @@ def old(ruleset: str, given: Any) -> tuple[str, Any]:
     # a duration at most MAX_MINUTES (no value of POOL is that long).
     if not 0 <= opts.get("cards.yellow_to_red", 0) <= MAX_YELLOWS:
         return "OptionError", BOUNDED_YELLOWS
+    # ... and (issue 33) a night action's deadline is at least a minute after the close.
+    for key in NIGHT_DEADLINES:
+        value = opts.get(key)
+        if value == 0 or (isinstance(value, str) and not re.fullmatch(r"\d+:\d+", value)
+                          and duration_minutes(value) == 0):
+            return "OptionError", (f"{key} must be at least 1min after the close: a night "
+                                   "deadline of no length leaves no time to act")
     return "ok", {k: v for k, v in opts.items() if k not in added or v != spec[k][1]}
 
 

@@ -21,7 +21,7 @@ from randomplay import random_game, start_game
 import bot.render as render
 from bot import undo
 from bot.feed import FEEDS
-from bot.render import messages_for, render_event
+from bot.render import dm_order, messages_for, render_event
 from bot.router import Asker, RoomsView, UndeclaredReach, route
 from engine import handle
 from engine.commands import Act, Command, Tick, Vote
@@ -75,10 +75,19 @@ def check_reach(after: GameState, events: list[Event], messages: list[Any], room
     """Each seat's DM and the public room hold exactly the texts they should, in order."""
     got = {m.target: m.text for m in messages if m.channel != "judge"}
     went_out = {e.data["seat"] for e in events if e.type == "SeatOut"}
+    last, own_words = dm_order()
     for st in after.seats:
-        want = [t for e in events if dm_reads(e, st.seat, after, went_out, room, dm_out)
+        # in event order, but a seat's own news first (the texts read `last` after the rest),
+        # and no public line about its own card under its own words (templates.yaml `dm`)
+        own = {e.type for e in events if not e.audience.public
+               and e.data.get("seat") == st.seat and st.seat in e.audience.seats}
+        want = [(e.audience.public and e.type in last, t) for e in events
+                if dm_reads(e, st.seat, after, went_out, room, dm_out)
+                and not (e.audience.public and e.data.get("seat") == st.seat
+                         and own_words.get(e.type) in own)
                 and (t := messages_for(e, st.seat, after.ruleset))]
-        assert got.pop(f"seat:{st.seat}", "") == "\n".join(want), (st.seat, events)
+        assert got.pop(f"seat:{st.seat}", "") == "\n".join(
+            t for _, t in sorted(want, key=lambda x: x[0])), (st.seat, events)
     want = [t for e in events if room and room_reads(e) and (t := render_event(e, after.ruleset))]
     assert got.pop("public", "") == "\n".join(want), events
     assert not got, got  # nobody else

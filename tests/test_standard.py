@@ -58,6 +58,30 @@ def test_S_OPT_1_the_withdrawal_may_not_come_before_the_sign_up() -> None:
     _game({"standard.sheriff_signup": "3h", "standard.sheriff_withdraw": "11:00"})  # mixed: ok
 
 
+@pytest.mark.rules("S-SHERIFF-2", "S-SHERIFF-3")
+def test_S_SHERIFF_2_a_time_after_the_close_is_taken_as_the_close() -> None:
+    """`standard.sheriff_signup=22:00`: the sign-up runs until day 1's 21:00 close; the
+    default withdrawal (18:00) then follows it, at the close too."""
+    check_game("standard", 12, {"standard.sheriff_signup": "22:00"})
+    state, _ = _game({"standard.sheriff_signup": "22:00"}, now=datetime(2026, 1, 1, 7, 0))
+    got = handle(state, Tick(deadline_id="day_open:1"), datetime(2026, 1, 1, 9, 0))
+    assert not isinstance(got, Rejection)
+    state, _ = got
+    assert state.deadline("signup:1").due == datetime(2026, 1, 1, 21, 0)
+    assert state.deadline("withdraw:1").due == datetime(2026, 1, 1, 21, 0)
+
+
+@pytest.mark.rules("S-SHERIFF-2", "S-SHERIFF-3")
+def test_S_SHERIFF_2_a_time_before_the_open_is_refused_with_the_reason() -> None:
+    for key in ("standard.sheriff_signup", "standard.sheriff_withdraw"):
+        with pytest.raises(ValueError, match=key.replace(".", r"\.")):
+            _game({key: "08:00"})
+        with pytest.raises(LobbyError) as refused:
+            check_game("standard", 12, {key: "08:00"})
+        assert "开门" in refused.value.fields["detail"], refused.value.fields
+    _game({"standard.sheriff_signup": "08:00"}, open_time=datetime(2026, 1, 1, 7, 0).time())
+
+
 def test_S_OPT_1_a_fast_game_takes_durations_only() -> None:
     fast = {"first_open": datetime(2026, 1, 1, 19, 0), "day_minutes": 40, "night_minutes": 20}
     durations = {"deadlines.witch": "10min", "standard.sheriff_signup": "10min",

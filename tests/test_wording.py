@@ -130,7 +130,8 @@ def yaml_texts() -> Iterator[tuple[str, str]]:
     for path in ("bot/texts.yaml", "bot/feed.yaml", "bot/options.yaml"):
         doc = read_yaml((ROOT / path).read_text(encoding="utf-8"))
         doc.pop("modes", None)  # the judge's words -> the setting's key (a mapping's values)
-        doc.pop("notable", None), doc.pop("quiet", None)  # event types the code reads
+        for types in ("notable", "quiet", "always"):  # event types the code reads
+            doc.pop(types, None)
         for where, text in leaves(doc, path):
             yield where, PLACEHOLDER.sub("", text)
     for key, spec in VERBS.items():

@@ -54,7 +54,7 @@ from bot.forum.reader import ThreadSource
 from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
-from bot.outbox import deliver
+from bot.outbox import current_turn, deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore, Sender
@@ -168,10 +168,9 @@ class ChatBot:
         if found is None:
             return None
         msg_key, who = found
-        key = f"msg/{msg_key}"
-        with self.service.turn(key):
+        with self.service.turn(f"msg/{msg_key}"):
             self._handle(msg, msg_key, who)
-            return self.chats.take_answers(key, msg.sender, set(answers))
+            return self.chats.take_answers(current_turn() or "", msg.sender, set(answers))
 
     def _sender(self, msg: Incoming) -> tuple[str, Sender] | None:
         """The message's key and who sent it where (one look-up, whatever the channel), or
@@ -354,7 +353,7 @@ class ChatBot:
             elif p.verb == "help":
                 r.say(self._stranger_help(msg.sender))
             else:
-                r.say(t("no_game") if msg.sender not in self.judges else t("help_judge"))
+                r.say(t("no_game") if msg.sender not in self.judges else t("judge_no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],

@@ -43,6 +43,7 @@ from typing import TextIO
 
 from bot.chat.bot import ChatBot
 from bot.gametime import instant_of, wall_clock, zone
+from bot.outbox import release_dead_turns
 from bot.scheduler import Clock, DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.transport import Incoming, Transport
@@ -102,6 +103,9 @@ class ClockedBot:
         self.transport = transport or ConsoleTransport(out)
         self.bot = ChatBot(service, self.transport, judges=judges, time_zone=time_zone,
                            export_dir=export_dir, web=web)
+        # A process that died inside a turn left its messages held: they go now, before any
+        # line is read or message handled, not TURN_HOLD later (bot/outbox.py).
+        release_dead_turns(service.db)
         if isinstance(self.transport, ConsoleTransport):
             # The terminal keeps no rooms across a restart: it is told back the ones the bot
             # made, with their members, so a restart never reads as members gone missing.

@@ -21,9 +21,11 @@ from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submiss
 from bot.forum.reader import thread_id
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.render import render_rejection
-from bot.texts import room_name, t
+from bot.texts import room_name, t, text_data
+from bot.undo import Refusal
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
+from engine import handle
 from engine.context import held_due
 from engine.events import Rejection
 from engine.model import GameState
@@ -107,32 +109,44 @@ class JudgeDesk:
         if inner is None or inner.verb not in SKILL_VERBS:
             r.say(t("act_for.not_an_action"))
             return
-        state = self.ctx.service.state(r.code)
-        now = self.submitter.wall(r.code, r.msg.at)
-        at = now.replace(tzinfo=None) if sent is None else now.replace(
-            hour=sent.hour, minute=sent.minute, second=0, microsecond=0, tzinfo=None)
-        if at > now.replace(tzinfo=None):
-            at -= timedelta(days=1)  # after midnight, an evening's time is yesterday's
+        service = self.ctx.service
+        state = service.state(r.code)
+        now = self.submitter.wall(r.code, r.msg.at).replace(tzinfo=None)
+        told = now if sent is None else now.replace(hour=sent.hour, minute=sent.minute,
+                                                    second=0, microsecond=0)
+        at = told - timedelta(days=1) if told > now else told  # after midnight: yesterday's
         if not 1 <= seat <= len(state.seats) or not state.seat(seat).alive:
             r.say(t("act_for.out", seat=seat))
             return
-        start, due = _window(state, seat)
+        start, due = _window(state, seat, service.created(r.code))
         if due is None:
             r.say(t("act_for.nothing_owed", seat=seat))
             return
         if at > due or (start is not None and at < start):
+            if told > now:  # a time still to come today (yesterday's is outside too)
+                r.say(t("act_for.future", time=told.strftime("%H:%M"),
+                        now=now.strftime("%H:%M")))
+                return
             window = t("act_for.window", start=start.strftime("%H:%M"),
                        due=due.strftime("%H:%M")) if start else t(
                 "act_for.until", due=due.strftime("%H:%M"))
             r.say(t("act_for.outside", time=at.strftime("%H:%M"), window=window))
             return
-        cmd = seat_command(self.chats, r, inner, seat, state)
+
+        def refused(rejection: Rejection) -> str:
+            return _judge_refusal(rejection, seat, state.ruleset)
+
+        cmd = seat_command(self.chats, r, inner, seat, state, refused)
         if cmd is None:
             return
-        out = self.submitter.submit(r, cmd, at=at.replace(tzinfo=now.tzinfo), quiet=True)
-        if out.status == "noop" and not out.duplicate:
+        checked = handle(state, cmd, at)  # the engine's refusal, said of the seat (P-ACTFOR-2)
+        if isinstance(checked, Rejection):
+            r.say(refused(checked))
+            return
+        out = self.submitter.submit(r, cmd, at=at, quiet=True)
+        if out.status == "noop":  # (a duplicate too: applied before a crash, not answered)
             r.say(t("unchanged"))
-        if out.duplicate or out.status != "accepted":
+        if out.status != "accepted":
             return
         what = submission(cmd.skill, list(cmd.targets)) if isinstance(
             cmd, engine_commands.Act) else describe_command(cmd)
@@ -191,9 +205,10 @@ class JudgeDesk:
             r.say(t("undo.none") if seq is None else t("undo.not_undoable", seq=seq))
             return
         if target.public:
-            refused = service.undo(code, target.seq, now=now, dry_run=True)
-            if isinstance(refused, str):
-                r.say(t(refused, seq=target.seq))
+            refused = service.undo(code, target.seq, now=self.submitter.wall(code, r.msg.at),
+                                   dry_run=True)
+            if isinstance(refused, Refusal):
+                r.say(t(refused.key, seq=target.seq, **refused.fields))
                 return
             self._undo_asked[code] = (target.seq, now)
             r.say(t("undo.confirm", what=undo_what(target), seq=target.seq,
@@ -234,8 +249,8 @@ class JudgeDesk:
         assert r.code is not None
         got = self.ctx.service.undo(r.code, seq, now=self.submitter.wall(r.code, r.msg.at),
                                     msg_id=r.msg.msg_id)
-        if isinstance(got, str):
-            r.say(t(got, seq=seq))
+        if isinstance(got, Refusal):
+            r.say(t(got.key, seq=seq, **got.fields))
             return
         told = ("undo.told_public" if got.public else "undo.told_seats"
                 if got.told else "undo.told_nobody")
@@ -400,9 +415,20 @@ def _trailing_time(text: str) -> tuple[str, time | None]:
     return m[1], time(int(m[2]), int(m[3]))
 
 
-def _window(state: GameState, seat: int) -> tuple[datetime | None, datetime | None]:
+def _judge_refusal(rejection: Rejection, seat: int, ruleset: str) -> str:
+    """A refused `代行`, said to the judge about seat `seat` (never in the player's voice)."""
+    reasons = text_data("act_for.reasons")
+    own = reasons.get(rejection.code)
+    reason = own.format(**{**rejection.data, "seat": seat}) if own else render_rejection(
+        rejection, ruleset)
+    return t("act_for.refused", seat=seat, reason=reason)
+
+
+def _window(state: GameState, seat: int, created: datetime
+            ) -> tuple[datetime | None, datetime | None]:
     """When seat `seat`'s pending night or set-up action could be sent: from the night's start
-    (the day's close) to its deadline. (None, None): it owes none now (or its time is up)."""
+    (the day's close), or for a set-up action from the deal (`created`), to its deadline.
+    (None, None): it owes none now (or its time is up)."""
     dues: list[datetime] = []
     start = None
     night = state.night
@@ -415,4 +441,5 @@ def _window(state: GameState, seat: int) -> tuple[datetime | None, datetime | No
                 dues.append(due)
     else:
         dues = [d.due for d in state.deadlines if d.kind == "setup" and seat in d.seats]
+        start = created
     return (start, max(dues)) if dues else (None, None)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import unicodedata
 from datetime import UTC
-from functools import cache
 from typing import Any
 
 from bot import access, options_text
@@ -15,14 +13,13 @@ from bot.chat.lobby import (
     LobbyError,
     channel_defaults,
     check_game,
+    check_name,
     first_day,
     parse_roles,
     seat_order,
     split_options,
 )
 from bot.chat.verbs import FREE, JUDGE, LOBBY, PLAYER, DeskContext, Request, handles
-from bot.commands.numbers import NUMBER_RUN
-from bot.commands.parse import ParseError, parse
 from bot.feed import DEFAULT_FEED
 from bot.gametime import utcnow, wall_clock, zone
 from bot.ids import GAME_ID
@@ -30,35 +27,12 @@ from bot.service import GameExists
 from bot.store.models import Lobby, LobbyPlayer
 from bot.texts import role_name, ruleset_name, t
 from engine import rng
-from rulesets.data import load
 
 log = logging.getLogger(__name__)
 
-
-@cache
-def _names_taken() -> dict[str, str]:
-    """Words a 马甲 may not be: every ruleset's role names and ids, and 法官."""
-    taken = {"法官": "judge", "judge": "judge"}
-    for ruleset in set(RULESETS.values()):
-        data = load(ruleset, "data")
-        for role, name in (data.get("role_names") or {}).items():
-            taken[str(name)] = taken[str(role).lower()] = "role"
-    return taken
-
-
-def reserved(name: str) -> str | None:
-    """What a 马甲 would be mistaken for (seat, role, judge, command), or None: the judge's
-    list reads `N号 马甲`, and the chat reads commands from its words."""
-    text = unicodedata.normalize("NFKC", name).strip()
-    if NUMBER_RUN.fullmatch(text):
-        return "seat"
-    taken = _names_taken().get(text.lower())
-    if taken is not None:
-        return taken
-    try:
-        return "command" if parse(text) is not None else None
-    except ParseError:
-        return "command"  # a verb with arguments that do not fit: still a command word
+# What a lobby's chat options hold beside the options (the rooms the judge was asked to make):
+# a restarted game starts without them.
+LOBBY_BOOKKEEPING = frozenset({"rooms_asked"})
 
 
 class LobbyDesk:
@@ -107,16 +81,20 @@ class LobbyDesk:
             r.say(t("unknown_code", code=code[:16] or "-"))
             return
         name = p.text.strip()
-        if not 0 < len(name) <= 32 or any(c.isspace() for c in name):
-            r.say(t("name_bad"))
-            return
-        reads_as = reserved(name)
-        if reads_as is not None:
-            r.say(t("name_reserved", name=name, what=t(f"name_reads_as.{reads_as}")))
+        try:
+            check_name(name)
+        except LobbyError as exc:
+            r.say(t(exc.key, **exc.fields))
             return
         members = self.chats.members(code)
         mine = next((m for m in members if m.contact_id == r.sender), None)
         if mine is not None:
+            if mine.forum_name == name and lobby.status == "open":
+                # The same 报名 again (resent, or handed over again after a crash that came
+                # before its answer was committed): it stands, answered as it was.
+                r.say(t("joined", code=code, name=name, joined=len(members),
+                        players=lobby.players))
+                return
             r.say(t("already_joined", code=code, name=mine.forum_name))
             return
         if lobby.status != "open":
@@ -254,13 +232,21 @@ class LobbyDesk:
         if old is None or not self._over(old.code):
             r.say(t("restart_none"))
             return
+        if self._restarted(r, old):
+            return
         now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
+        kept = {k: v for k, v in old.chat_options.items() if k not in LOBBY_BOOKKEEPING}
         new = self.chats.open_lobby(
             self.ctx.codes, ruleset=old.ruleset, players=old.players, options=old.options,
-            chat_options=old.chat_options, judge=old.judge, time_zone=old.time_zone,
+            chat_options=kept, judge=old.judge, time_zone=old.time_zone,
             status="open", created_at=now)
         if new is None:
             r.say(t("busy"))
+            return
+        if not self.chats.mark_restarted(old.code, new, replacing=old.restarted_as):
+            self.chats.set_status(new, "cancelled")  # another 重开 made it meanwhile
+            fresh = self.chats.lobby(old.code)
+            r.say(t("restart_done", old=old.code, code=fresh.restarted_as if fresh else "-"))
             return
         if old.roles:
             self.chats.set_lobby_rules(new, roles=list(old.roles), players=old.players)
@@ -274,6 +260,15 @@ class LobbyDesk:
         joined = len(seated) - len(missing)
         r.say(t("restarted", old=old.code, code=new, joined=joined, players=old.players,
                 missing=t("restarted_missing", names="、".join(missing)) if missing else ""))
+
+    def _restarted(self, r: Request, old: Lobby) -> bool:
+        """A game is restarted once (P-LOBBY-4): a later `重开` points to the lobby it made
+        (unless that lobby was cancelled before its start)."""
+        made = self.chats.lobby(old.restarted_as) if old.restarted_as else None
+        if made is None or made.status == "cancelled":
+            return False
+        r.say(t("restart_done", old=old.code, code=made.code))
+        return True
 
     # 复盘: the whole game as forum posts, once it is over ---------------------------------------
     @handles("replay", stage=FREE)

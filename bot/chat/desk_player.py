@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 
 from bot.chat import reports
@@ -148,17 +149,21 @@ class PlayerDesk:
 
 
 def seat_command(chats: ChatStore, r: Request, p: Parsed, seat: int,
-                 state: GameState) -> Command | None:
+                 state: GameState, refused: Callable[[Rejection], str] | None = None
+                 ) -> Command | None:
     """The engine command of seat `seat`'s `p` (the player's own, or the judge's `代行`); None
-    when it cannot be made, the reason told to the sender."""
+    when it cannot be made, the reason told to the sender (`refused` words a refusal for
+    them: the judge's `代行` hears of the seat, not in the player's voice)."""
     assert r.code is not None
     if p.verb == "save" and not p.seats:  # `救`: the target the witch was told tonight
         if not _owes(state, seat, "witch"):  # not the witch (tonight): no hint of hers
-            r.say(render_rejection(Rejection(code="not_your_skill"), state.ruleset))
+            rejection = Rejection(code="not_your_skill")
+            r.say(refused(rejection) if refused else render_rejection(rejection,
+                                                                      state.ruleset))
             return None
         target = _reported_target(chats, r.code, seat, state)
         if target is None:
-            r.say(t("save_whom"))
+            r.say(refused(Rejection(code="save_whom")) if refused else t("save_whom"))
             return None
         p = replace(p, seats=(target,))
     try:

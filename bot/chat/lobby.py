@@ -12,14 +12,19 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import unicodedata
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
+from functools import cache
 from typing import Any
 
 from bot import options_text
-from bot.texts import t, texts
+from bot.commands.numbers import NUMBER_RUN
+from bot.commands.parse import ParseError, parse
+from bot.texts import camp_name, role_name, t, texts
 from bot.transport import Capabilities
 from engine import new_game, rng
+from engine.game import RoleSetError, check_role_set
 from engine.options import MAX_MINUTES, OptionError
 from engine.ruleset import get_ruleset
 from rulesets.data import load
@@ -135,6 +140,51 @@ def option_hint(ruleset: str, key: str, value: Any) -> str:
     return t("option_value", value=str(value)[:40])
 
 
+# Letters that show nothing: a 马甲 holding one displays as another name (`小\u200b明` reads as
+# `小明`; a direction control reverses what follows). Beyond the categories Cf (format: the
+# bidi controls, zero-width space and joiners, the soft hyphen) and Cc (controls).
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def check_name(name: str) -> None:
+    """Whether `name` may be a 马甲 (报名, and a join form on the web): 1 to 32 characters with
+    no space, nothing invisible or turning the text's direction (it would display as another
+    name), and nothing that reads as a seat, a role, the judge or a command (the judge's list
+    reads `N号 马甲`, and the chat reads commands from its words). A LobbyError says why not."""
+    if not 0 < len(name) <= 32 or any(c.isspace() for c in name):
+        raise LobbyError("name_bad")
+    if any(unicodedata.category(c) in ("Cf", "Cc") or c in INVISIBLE for c in name):
+        raise LobbyError("name_invisible")
+    reads_as = reserved(name)
+    if reads_as is not None:
+        raise LobbyError("name_reserved", name=name, what=t(f"name_reads_as.{reads_as}"))
+
+
+@cache
+def _names_taken() -> dict[str, str]:
+    """Words a 马甲 may not be: every ruleset's role names and ids, and 法官."""
+    taken = {"法官": "judge", "judge": "judge"}
+    for ruleset in set(RULESETS.values()):
+        data = load(ruleset, "data")
+        for role, name in (data.get("role_names") or {}).items():
+            taken[str(name)] = taken[str(role).lower()] = "role"
+    return taken
+
+
+def reserved(name: str) -> str | None:
+    """What a 马甲 would be mistaken for (seat, role, judge, command), or None."""
+    text = unicodedata.normalize("NFKC", name).strip()
+    if NUMBER_RUN.fullmatch(text):
+        return "seat"
+    taken = _names_taken().get(text.lower())
+    if taken is not None:
+        return taken
+    try:
+        return "command" if parse(text) is not None else None
+    except ParseError:
+        return "command"  # a verb with arguments that do not fit: still a command word
+
+
 def parse_roles(ruleset: str, text: str) -> list[str]:
     """`角色 狼人×3 预言家 女巫 守卫 丘比特 村民×5` into role ids, one a seat (a LobbyError
     saying what was wrong): a role by its Chinese name or its id, `×N` (or xN, *N) for N of it."""
@@ -164,7 +214,9 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
             raise LobbyError("bad_count", ruleset=ruleset, count=len(roles),
                              counts=counts_text(ruleset))
         try:
-            _trial(ruleset, len(roles), dict(options), roles)
+            check_role_set(ruleset=ruleset, roles=roles, options=dict(options))
+        except RoleSetError as exc:
+            raise LobbyError("bad_roles", detail=role_set_reason(ruleset, exc)) from None
         except (OptionError, ValueError) as exc:
             log.info("roles %r refused: %s", roles, exc)
             raise LobbyError("bad_roles", detail=t("roles_refused")) from None
@@ -195,6 +247,16 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
         log.info("options %r refused together: %s", options, exc)
         raise LobbyError("bad_option", key="、".join(options) or "-",
                          detail=t("option_conflict", detail="、".join(options))) from None
+
+
+def role_set_reason(ruleset: str, exc: RoleSetError) -> str:
+    """Why a role set makes no game, in Chinese."""
+    data = load(ruleset, "data")
+    camp = camp_name(ruleset, exc.camp or "")
+    needs = data.get("camp_needs", {}).get(exc.camp)
+    return t(f"role_set.{exc.reason}", role=role_name(ruleset, exc.role or ""), camp=camp,
+             many="、".join(role_name(ruleset, r) for r in get_ruleset(ruleset).many_roles),
+             needs=t("role_set.needs", needs=needs) if needs else "")
 
 
 def counts(ruleset: str) -> list[int]:

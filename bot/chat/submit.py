@@ -45,14 +45,16 @@ class Submitter:
                                   sender=r.sender, monotonic=True)
         else:
             out = service.submit(code, cmd, now=at, msg_id=r.msg.msg_id, sender=r.sender)
-        if out.duplicate or out.status == "rejected" or quiet:
+        # A duplicate is a message the game applied before its answer was committed (the bot
+        # died in between; a message marked handled never gets here): answered as it was.
+        if out.status == "rejected" or quiet:
             return out  # replied already (the service wrote the refusal), or the caller will
         if out.status == "noop":
             r.say(t("unchanged"))
             return out
         if not self._answered(code, out, r.sender, seat, in_room=r.msg.room is not None):
             # A killer's DM answered in the killers' room still gets its answer by DM.
-            ruleset = out.state.ruleset if out.state else "classic"
+            ruleset = (out.state or service.state(code)).ruleset
             echo = [messages_for(e, seat, ruleset) or ""
                     for e in self._room_events(code, out)] if seat is not None else []
             r.say("\n".join(x for x in echo if x) or self._receipt(code, cmd, seat))

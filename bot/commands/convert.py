@@ -88,6 +88,12 @@ def _on_day_of(at: datetime, p: Parsed) -> datetime:
     return datetime.combine(at.date(), p.time, at.tzinfo)
 
 
+def _next(at: datetime, p: Parsed) -> datetime:
+    """The first time after `at` that the clock reads `p.time`: today's, else tomorrow's."""
+    until = _on_day_of(at, p)
+    return until if until > at else until + timedelta(days=1)
+
+
 def judge_command(p: Parsed, *, at: datetime) -> Command | None:
     """The engine command a judge's `p` stands for, `at` being now in the game's time zone;
     None for verbs the bot handles itself."""
@@ -102,16 +108,15 @@ def judge_command(p: Parsed, *, at: datetime) -> Command | None:
         return JudgeCard(seat=p.seats[0], color="yellow" if v == "yellow" else "red")
     if v in ("notice", "contact"):
         return JudgeWaiver(seat=p.seats[0], waiver="notice" if v == "notice" else "contact")
-    if v in ("close_at", "open_at"):
-        return JudgeSetTime(which="close" if v == "close_at" else "open", at=_on_day_of(at, p))
+    if v == "close_at":
+        return JudgeSetTime(which="close", at=_on_day_of(at, p))
+    if v == "open_at":  # the next open: 开门 08:00 at 22:00 is tomorrow's (P-CLOCK-1)
+        return JudgeSetTime(which="open", at=_next(at, p))
     if v == "schedule":
         assert p.time is not None and p.time2 is not None
         return JudgeSetSchedule(open=p.time, close=p.time2)
-    if v == "extend":
-        until = _on_day_of(at, p)
-        if until <= at:  # 延时 3 01:00 at 22:00 means tomorrow's 01:00
-            until += timedelta(days=1)
-        return JudgeExtend(seat=p.seats[0], at=until)
+    if v == "extend":  # 延时 3 01:00 at 22:00 means tomorrow's 01:00
+        return JudgeExtend(seat=p.seats[0], at=_next(at, p))
     mode: dict[str, VoteMode] = {"record_vote": "vote", "change": "change", "correct": "correct",
                                  "void": "void"}
     if v in mode:

@@ -334,6 +334,16 @@ class ChatStore:
             if row is not None:
                 row.status = status
 
+    def mark_restarted(self, code: str, new: str, *, replacing: str | None) -> bool:
+        """Record that game `code` was restarted as lobby `new` (`重开`), if it still stands
+        as it was read (restarted as `replacing`, None: never): False when another `重开` got
+        there first."""
+        with self.db.write() as s:
+            done: Any = s.execute(update(Lobby).where(
+                Lobby.code == code, Lobby.restarted_as.is_(None) if replacing is None
+                else Lobby.restarted_as == replacing).values(restarted_as=new))
+            return bool(done.rowcount)
+
     def set_undo(self, code: str, action: dict[str, Any] | None) -> None:
         """The judge's last undoable chat-layer action (`撤销 踢出`, `撤销 绑定`); None: done."""
         with self.db.write() as s:

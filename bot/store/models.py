@@ -231,6 +231,8 @@ class Lobby(Base):
     # the judge's last chat-layer action that `撤销` can undo (a kick, a room bound): its
     # kind and what undoing it needs; None: none
     undo: Mapped[Any | None] = mapped_column(JSON)
+    # the lobby `重开` made of this game once it was over (one per game); None: none yet
+    restarted_as: Mapped[str | None] = mapped_column(String(16))
 
 
 class LobbyPlayer(Base):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, and_, delete, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, and_, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.store.db import Database, of_host
@@ -37,38 +37,49 @@ def addresses(s: Session, game_ids: Iterable[str | None]) -> Addresses:
     return out
 
 
+Merge = Callable[[list[OutboxRow], Addresses], tuple[list[int], int]]
+
+
+def of_this_host(host: str | None) -> ColumnElement[bool]:
+    """The rows account `host` sends: a game's go from the game's host, the rest from their
+    own (a query joined to Game)."""
+    return or_(and_(OutboxRow.game_id.is_not(None), of_host(Game.host, host)),
+               and_(OutboxRow.game_id.is_(None), of_host(OutboxRow.host, host)))
+
+
 class OutboxStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def seal(self, key: str, now: datetime,
-             merge: Callable[[list[OutboxRow], Addresses], tuple[list[int], int]]) -> int:
+    def seal(self, key: str, now: datetime, merge: Merge) -> int:
         """End turn `key` in one transaction: its rows still held at `now` (unsent; one whose
         hold ran out may be on its way already), in the order written, with their addresses,
         are handed to `merge`, which changes them in place and names the rows merged into
         others (deleted here) and how many remain (returned)."""
         with self.db.write() as s:
-            rows = [r for r in s.scalars(select(OutboxRow).where(
-                OutboxRow.turn == key, OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id))
-                if r.next_attempt_at > now]
-            if not rows:
-                return 0
-            gone, remaining = merge(rows, addresses(s, {r.game_id for r in rows}))
-            if gone:
-                s.execute(delete(OutboxRow).where(OutboxRow.id.in_(gone)))
-            return remaining
+            return _seal(s, key, now, merge)
+
+    def seal_held(self, now: datetime, ended: Callable[[str], bool], merge: Merge) -> int:
+        """In one transaction: every turn of this account still holding rows at `now` that
+        `ended` says is over (its process died in it) sealed as `seal` does. How many."""
+        with self.db.write() as s:
+            held = s.scalars(select(OutboxRow.turn).distinct()
+                             .outerjoin(Game, Game.id == OutboxRow.game_id)
+                             .where(OutboxRow.turn.is_not(None), OutboxRow.sent_at.is_(None),
+                                    OutboxRow.next_attempt_at > now,
+                                    of_this_host(self.db.host)))
+            dead = [t for t in held if t is not None and ended(t)]
+            for key in dead:
+                _seal(s, key, now, merge)
+        return len(dead)
 
     def pending(self, game_ids: list[str] | None, limit: int
                 ) -> tuple[list[OutboxRow], Addresses]:
         """This account's unsent rows (of `game_ids` only, if given), in the order written,
         detached, and their addresses."""
-        host = self.db.host
         with self.db.read() as s:
-            # A game's rows go from the game's host, the rest from the account that wrote them.
             q = (select(OutboxRow).outerjoin(Game, Game.id == OutboxRow.game_id)
-                 .where(OutboxRow.sent_at.is_(None),
-                        or_(and_(OutboxRow.game_id.is_not(None), of_host(Game.host, host)),
-                            and_(OutboxRow.game_id.is_(None), of_host(OutboxRow.host, host))))
+                 .where(OutboxRow.sent_at.is_(None), of_this_host(self.db.host))
                  .order_by(OutboxRow.id))
             if game_ids is not None:
                 q = q.where(OutboxRow.game_id.in_(game_ids))
@@ -98,3 +109,15 @@ class OutboxStore:
                 return False
             send()
         return True
+
+
+def _seal(s: Session, key: str, now: datetime, merge: Merge) -> int:
+    rows = [r for r in s.scalars(select(OutboxRow).where(
+        OutboxRow.turn == key, OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id))
+        if r.next_attempt_at > now]
+    if not rows:
+        return 0
+    gone, remaining = merge(rows, addresses(s, {r.game_id for r in rows}))
+    if gone:
+        s.execute(delete(OutboxRow).where(OutboxRow.id.in_(gone)))
+    return remaining

@@ -103,7 +103,16 @@ class Transport(ABC):
     `on_friend_request(contact, comment) -> bool` (approve someone asking to be the bot's
     contact?), `on_unreachable(contact)` (a DM cannot reach them until they act: the judge is
     told), `on_guarded(conversation, is_room)` (the transport holds sends to one conversation a
-    while, before the platform's risk control would flag it: the judge is told)."""
+    while, before the platform's risk control would flag it: the judge is told).
+
+    A message is kept by the channel until the bot has committed it: `handler` returns only
+    once the message is committed (applied and marked handled with its answer), and until it
+    has returned the transport keeps the message, or can have it again, across a crash of the
+    bot (WeChat: the gateway keeps it until the transport acknowledges it,
+    bot/transport/wechaty.py; QQ: the next process reads it again from QQ's history,
+    bot/transport/onebot.py; a `LocalTransport`'s input is the terminal's or the test's). The
+    bot applies a message id once, so a message handed over again is harmless; one whose
+    command was applied before a crash is answered as it was."""
 
     can_create_rooms: bool = True
     can_manage_members: bool = True
@@ -145,7 +154,8 @@ class Transport(ABC):
     @abstractmethod
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         """`key`: the outbox row's dedupe key; a transport that can should drop a key it
-        has delivered (a resend after a lost acknowledgement)."""
+        has delivered (a resend after a lost acknowledgement, or by a bot restarted after a
+        crash between the send and its mark)."""
 
     @abstractmethod
     def post(self, room: str, text: str, *, key: str | None = None) -> None: ...

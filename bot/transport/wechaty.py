@@ -16,6 +16,17 @@ puppet does not implement the call. The bot's own messages (a puppet echoes them
 older than the replay window (a day; the gateway keeps what comes while the bot is away) are
 dropped.
 
+A message is kept by the gateway until the bot has committed it (gateway/mailbox.js): when the
+handler has returned (the message applied and marked handled), or the message was dropped here,
+the transport acknowledges it with a `ding` of `wolfjudge:committed ID` on the current
+connection. A message the handler failed on, or whose payload could not be read, is not
+acknowledged and comes again with the next connection; one that comes again after it was
+acknowledged (the acknowledgement lost with a connection) is acknowledged again, not handled.
+
+An outbox row is shown once, also across a crash between its send and its mark: before the
+send, a `ding` of `wolfjudge:sending {"key", "to", "sha"}` names the row, and the gateway makes
+no second send of a key it has sent (gateway/once.js); a send it drops answers as sent.
+
 The connection is supervised here, not by wechaty: each connection is a fresh `PuppetService` and
 `Wechaty` instance; when the event stream ends or fails, the transport reconnects with
 exponential backoff and jitter, and after every login but the first it calls `on_reconnect`
@@ -78,6 +89,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
 import io
 import json
 import logging
@@ -123,6 +135,8 @@ DELIVERED_KEYS = 20_000  # outbox keys remembered as sent (a day of sends, and m
 
 DEFAULT_TIMEOUT = 30.0
 CAPABILITIES_PROBE = "wolfjudge:capabilities"  # gateway/capabilities.js
+COMMITTED = "wolfjudge:committed"  # the acknowledgement of a committed message, gateway/mailbox.js
+SENDING = "wolfjudge:sending"  # an outbox row's key before its send, gateway/once.js
 PROBE_WAIT = 5.0  # seconds for the gateway's answer
 _SEEN_MAX = 10_000
 
@@ -228,7 +242,10 @@ class WechatyTransport(Transport):
         self._stopping = threading.Event()
         self._halted = threading.Event()  # no new send starts (the bot is stopping)
         self._cond = threading.Condition()
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        # message ids seen (on the loop only): True once committed or dropped, False while
+        # queued or being handled
+        self._seen: OrderedDict[str, bool] = OrderedDict()
+        self._acks: set[asyncio.Task[None]] = set()  # acknowledgements under way
         self._delivered: OrderedDict[str, None] = OrderedDict()  # outbox keys sent
         self._arrived = time.monotonic()  # when the last message event came
         self._pending = 0  # messages queued or being handled
@@ -371,8 +388,8 @@ class WechatyTransport(Transport):
         puppet.on("message", lambda payload: self._arrival(session, payload.message_id))
         session.pump = asyncio.get_running_loop().create_task(self._pump(session))
         puppet.on("scan", lambda payload: self._on_scan(payload))
-        puppet.on("dong", lambda payload: session.dongs.put_nowait(
-            str(getattr(payload, "data", "") or "")))
+        puppet.on("dong", lambda payload: self._dong(session, str(getattr(payload, "data", "")
+                                                                  or "")))
         puppet.on("error", lambda payload: log.warning("wechaty: puppet error %s", payload))
         self._session = session
         # blocking connect check (telnet, 3 s at most), then stop/start and the event stream
@@ -395,6 +412,11 @@ class WechatyTransport(Transport):
             with contextlib.suppress(Exception):
                 channel.close()
             puppet.channel = None
+
+    @staticmethod
+    def _dong(session: _Session, data: str) -> None:
+        if not data.startswith((COMMITTED, SENDING)):  # (an older gateway echoes ours)
+            session.dongs.put_nowait(data)
 
     def _arrival(self, session: _Session, msg_id: str) -> None:
         self._arrived = time.monotonic()
@@ -468,19 +490,25 @@ class WechatyTransport(Transport):
                 log.exception("wechaty: message %s failed", msg_id)
 
     async def _on_message(self, session: _Session, msg_id: str) -> None:
-        if not msg_id or msg_id in self._seen:
+        if not msg_id:
             return
-        self._seen[msg_id] = None
+        if msg_id in self._seen:
+            if self._seen[msg_id]:  # done: its acknowledgement was lost with a connection
+                self._acknowledge(msg_id)
+            return  # (else still queued or being handled: acknowledged when it is done)
+        self._seen[msg_id] = False
         while len(self._seen) > _SEEN_MAX:
             self._seen.popitem(last=False)
         try:
             p = await asyncio.wait_for(session.puppet.message_payload(msg_id), self.timeout)
         except Exception as exc:
             log.warning("wechaty: message %s not loaded: %s", msg_id, exc)
+            self._seen.pop(msg_id, None)  # the gateway keeps it: it comes again
             return
         talker = p.from_id
         if not talker or talker == session.self_id:
-            return  # the bot's own message, echoed
+            self._seen[msg_id] = True  # the bot's own message, echoed (the gateway keeps none)
+            return
         sent = _timestamp(p.timestamp)
         now = datetime.now(UTC)
         if sent is not None and sent < now - self.replay_window:
@@ -488,9 +516,11 @@ class WechatyTransport(Transport):
             # messages the bot never saw (kept by the gateway's mailbox while the bot was
             # away) are handled, once each: the chat layer applies a message id once.
             log.info("wechaty: message %s older than the replay window dropped", msg_id)
+            self._settled(msg_id, True)
             return
         if not p.text:
-            return  # not text (image, voice, ...): nothing the bot reads
+            self._settled(msg_id, True)  # not text (image, voice, ...): nothing the bot reads
+            return
         # A message counts when it was sent (a night action sent while the bot restarted
         # keeps its time), never later than now.
         at = min(sent, now) if sent is not None else now
@@ -499,16 +529,44 @@ class WechatyTransport(Transport):
         self._queue.put(Incoming(msg_id=msg_id, sender=talker, text=p.text, at=at,
                                  room=p.room_id or None))
 
+    def _settled(self, msg_id: str, committed: bool) -> None:
+        """On the loop: the message is done with. Committed (or dropped here): the gateway may
+        let it go; not committed (the handler failed): forgotten, so that it is handled when
+        the gateway hands it over again."""
+        if not committed:
+            self._seen.pop(msg_id, None)
+            return
+        self._seen[msg_id] = True
+        self._acknowledge(msg_id)
+
+    def _acknowledge(self, msg_id: str) -> None:
+        """On the loop: tell the gateway, on the current connection (none: it is handed over
+        again with the next one, and acknowledged then)."""
+        session = self._session
+        if session is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._ack(session, msg_id))
+        self._acks.add(task)
+        task.add_done_callback(self._acks.discard)
+
+    async def _ack(self, session: _Session, msg_id: str) -> None:
+        try:
+            await asyncio.wait_for(session.puppet.ding(f"{COMMITTED} {msg_id}"), self.timeout)
+        except Exception as exc:  # it comes again and is acknowledged then
+            log.info("wechaty: message %s not acknowledged: %s", msg_id, exc)
+
     # the worker ---------------------------------------------------------------------------------
     def _work(self) -> None:
         while True:
             item = self._queue.get()
             if item is None:
                 return
+            committed = False
             try:
                 if isinstance(item, Incoming):
                     if self.handler is not None:
                         self.handler(item)
+                        committed = True  # the handler returns once the message is committed
                 else:
                     item()
             except Exception:
@@ -517,6 +575,13 @@ class WechatyTransport(Transport):
                 if isinstance(item, Incoming):
                     with self._cond:
                         self._pending -= 1
+                    self._on_loop(self._settled, item.msg_id, committed)
+
+    def _on_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the bot stopped
+                loop.call_soon_threadsafe(fn, *args)
 
     # calls from the worker thread ---------------------------------------------------------------
     def _call(self, what: str, make: Callable[[_Session], Awaitable[T]],
@@ -551,10 +616,14 @@ class WechatyTransport(Transport):
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise Refused(f"{what}: {type(exc).__name__}: {first}") from exc
 
-    async def _send(self, s: _Session, conversation: str, text: str) -> None:
+    async def _send(self, s: _Session, conversation: str, text: str, key: str | None) -> None:
+        if key is not None:  # the gateway sends a key once, whoever sends it again
+            await s.puppet.ding(f"{SENDING} " + json.dumps({
+                "key": key, "to": conversation,
+                "sha": hashlib.sha256(text.encode()).hexdigest()}, ensure_ascii=False))
         msg_id = await s.puppet.message_send_text(conversation_id=conversation, message=text)
         if msg_id:
-            self._seen[msg_id] = None  # its echo needs no payload lookup
+            self._seen[msg_id] = True  # its echo needs no payload lookup
 
     def _pace(self, room: str | None = None, *, creation: bool = False) -> None:
         """Wait for the pacer's turn (not counted in the send's own timeout: a long queue is
@@ -581,12 +650,13 @@ class WechatyTransport(Transport):
 
     def _deliver_once(self, key: str | None, what: str, to: str, text: str,
                       room: str | None) -> None:
-        """A key delivered before (by this process) is dropped: a resend after an answer
-        that was lost on the way back is not shown twice."""
+        """A key delivered before is dropped: by this process (a resend after an answer that
+        was lost on the way back), and by the gateway (a resend by the next process after a
+        crash between the send and its mark; `_send`). Either way it is not shown twice."""
         if key is not None and key in self._delivered:
             return
         self._pace(room)
-        self._call(what, lambda s: self._send(s, to, text))
+        self._call(what, lambda s: self._send(s, to, text, key))
         if key is not None:
             self._delivered[key] = None
             while len(self._delivered) > DELIVERED_KEYS:

@@ -43,6 +43,7 @@ BOOK = RoleBook(__name__, DATA, passed=_passed, steps=STEPS)
 class Anomaly(RoleHooks, WitchNight, Ruleset):
     name = "anomaly"
     roles = tuple(DATA["roles"])
+    many_roles = tuple(DATA["many"])
     camps = tuple(DATA["camps"])
     options_model = AnomalyOptions
     reported_slot = "head"

@@ -33,6 +33,7 @@ BOOK = RoleBook(__name__, DATA, passed=_passed)
 class Classic(RoleHooks, WitchNight, Ruleset):
     name = "classic"
     roles = tuple(DATA["roles"])
+    many_roles = tuple(DATA["many"])
     camps = tuple(DATA["camps"])
     options_model = ClassicOptions
     reported_slot = "kill"

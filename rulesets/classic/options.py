@@ -59,6 +59,9 @@ class ClassicOptions(SharedOptions):
     added_keys: ClassVar[frozenset[str]] = SharedOptions.added_keys | {
         "classic.hunter", "classic.hunter_shoots_on_lover_death"}
 
+    def night_deadlines(self) -> dict[str, int | None]:
+        return {**super().night_deadlines(), "classic.guard_deadline": self.classic_guard_deadline}
+
 
 CLASSIC_OPTIONS: OptionSpec = spec_of(ClassicOptions)
 

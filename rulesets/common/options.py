@@ -4,6 +4,7 @@ and anomaly's surrender switch (which classic accepts too, to no effect, as it a
 from __future__ import annotations
 
 import re
+from datetime import time
 from typing import ClassVar, Literal
 
 from pydantic import StrictBool
@@ -37,8 +38,14 @@ class SharedOptions(CommonOptions):
                               "a time like 08:00 or a duration like 2h") from None
         super().check(camps)
 
-    def check_game(self, *, fast: bool) -> None:
-        """A fast game has no next morning: the witch's deadline is then a duration."""
+    def night_deadlines(self) -> dict[str, int | None]:
+        anchor, minutes = witch_deadline(self.deadlines_witch)  # (well formed: check said so)
+        return {**super().night_deadlines(),
+                "deadlines.witch": minutes if anchor == "close" else None}
+
+    def check_game(self, *, fast: bool, hours: tuple[time, time] | None = None) -> None:
+        """A fast game has no next morning: the witch's deadline is then a duration.
+        (`hours`: a daily game's open and close, for a ruleset's own times.)"""
         if fast and witch_deadline(self.deadlines_witch)[0] == "morning":
             raise ValueError("in a fast game deadlines.witch must be a duration after close, "
                              "e.g. 2min")

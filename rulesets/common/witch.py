@@ -4,6 +4,7 @@ final, and the night does not resolve early before she has answered after that."
 
 from __future__ import annotations
 
+from datetime import time
 from typing import cast
 
 from engine.context import Ctx
@@ -60,6 +61,7 @@ class WitchNight:
         ctx.tell(witch, "Tongling", target=self.reported_target(ctx),
                  answered=slot.sub is not None)
 
-    def check_game(self, options: object, *, fast: bool) -> None:
+    def check_game(self, options: object, *, fast: bool,
+                   hours: tuple[time, time] | None = None) -> None:
         """The game's options against its schedule (a fast game has no next morning)."""
-        cast(SharedOptions, options).check_game(fast=fast)
+        cast(SharedOptions, options).check_game(fast=fast, hours=hours)

@@ -45,6 +45,7 @@ BOOK = RoleBook(__name__, DATA, passed=_passed, skills={**election.SKILLS, "tear
 class Standard(RoleHooks, WitchNight, Ruleset):
     name = "standard"
     roles = tuple(DATA["roles"])
+    many_roles = tuple(DATA["many"])
     camps = tuple(DATA["camps"])
     options_model = StandardOptions
     reported_slot = "kill"

@@ -66,12 +66,20 @@ def _record(ctx: Ctx) -> dict[str, Any]:
     return election
 
 
+def _refuse_if_swallowed(ctx: Ctx) -> None:
+    """上警 and 退水 once a self-destruct swallowed the badge (S-SHERIFF-9) say so, not that
+    their deadline passed."""
+    if ctx.view("data").get("badge_lost") == "swallowed":
+        ctx.reject("election_swallowed")
+
+
 def run(ctx: Ctx, st: Seat, cmd: Act) -> None:
     """上警 (S-SHERIFF-2)."""
     if not st.alive:
         ctx.reject("you_are_out")
     seat = st.seat
     election = state_of(ctx)
+    _refuse_if_swallowed(ctx)
     if election is None or election["phase"] != "signup":
         ctx.reject("signup_closed")
     assert election is not None
@@ -89,6 +97,7 @@ def withdraw(ctx: Ctx, st: Seat, cmd: Act) -> None:
         ctx.reject("you_are_out")
     seat = st.seat
     election = state_of(ctx)
+    _refuse_if_swallowed(ctx)
     if election is None or election["phase"] not in ("signup", "withdraw"):
         ctx.reject("withdraw_closed")
     assert election is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import time
 from operator import attrgetter
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -78,17 +79,29 @@ class StandardOptions(SharedOptions):
                 raise OptionError(f"bad value {value!r} for option {key!r}: a time of day 1 "
                                   "like 12:00, or a duration after day 1 opens like 3h") from None
         (k1, signup), (k2, withdraw) = times
-        if k1 == k2 and withdraw < signup:
+        # (both given: a sign-up after the close with the default withdrawal is the close for
+        # both, S-SHERIFF-2)
+        both = {"standard_sheriff_signup", "standard_sheriff_withdraw"} <= self.model_fields_set
+        if k1 == k2 and withdraw < signup and (k1 == "after" or both):
             raise OptionError("standard.sheriff_withdraw may not come before "
                               "standard.sheriff_signup")
         super().check(camps)
 
-    def check_game(self, *, fast: bool) -> None:
-        super().check_game(fast=fast)
+    def check_game(self, *, fast: bool, hours: tuple[time, time] | None = None) -> None:
+        super().check_game(fast=fast, hours=hours)
         if fast and any(kind == "time" for kind, _ in self.election_times()):
             raise ValueError("in a fast game standard.sheriff_signup and "
                              "standard.sheriff_withdraw must be durations after day 1 opens, "
                              "e.g. 10min")
+        if hours is None:
+            return
+        opens = hours[0].hour * 60 + hours[0].minute
+        for key, (kind, minutes) in zip(("standard.sheriff_signup", "standard.sheriff_withdraw"),
+                                        self.election_times(), strict=True):
+            # S-SHERIFF-2: a time before day 1 opens would close the election before anyone
+            # could stand (a time after the close is the close)
+            if kind == "time" and minutes < opens:
+                raise ValueError(f"{key} is before day 1 opens ({hours[0]:%H:%M})")
 
 
 STANDARD_OPTIONS: OptionSpec = spec_of(StandardOptions)

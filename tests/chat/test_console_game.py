@@ -216,7 +216,7 @@ class Table:
     def dm(self, p: Player, text: str) -> None:
         if m := re.search(r"你的座位：(\d+)号。你的身份：(\S+?)。", text):
             p.seat, p.role = int(m[1]), m[2]
-        if m := re.search(r"狼人群已建立，成员：(.*)。", text):
+        if m := re.search(r"狼群已建立，成员：(.*)。", text):
             p.mates = {int(x) for x in re.findall(r"\d+", m[1])}
         if m := re.search(r"查验结果：(\d+) 号 <?(非村|狼头|属性异常)", text):
             p.suspects.append(int(m[1]))

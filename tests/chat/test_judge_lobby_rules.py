@@ -153,3 +153,88 @@ def test_only_a_game_that_is_over_restarts(tmp_path: Path) -> None:
     lobby = Lobby(tmp_path)
     assert "没有可以重开的游戏" in lobby.say(JUDGE, f"重开 {lobby.code}")  # not even started
     assert "没有可以重开的游戏" in lobby.say(JUDGE, "重开 NOSUCH")
+
+
+@pytest.mark.rules("P-LOBBY-2")
+@pytest.mark.parametrize("ruleset, roles, reason", [
+    ("经典", "村民×12", "没有狼人阵营"),
+    ("经典", "狼人×12", "没有村民阵营"),
+    ("经典", "丘比特×12", "丘比特只能有一个"),
+    ("经典", "预言家 女巫 守卫 丘比特 村民×8", "没有狼人阵营"),
+    ("经典", "狼人×3 预言家×2 女巫 守卫 丘比特 村民×4", "预言家只能有一个"),
+    ("经典", "狼人×3 丘比特 村民×8", "村民阵营开局就已判负"),
+    ("经典", "狼人×6 预言家 女巫 守卫 丘比特 村民×2", "狼人阵营开局就已获胜"),
+    ("异常", "预言家 女巫 长老 守卫 猎人 村民×7", "没有异常阵营"),
+    ("异常", "狼头×2 预言家 女巫 长老 守卫 村民×6", "狼头只能有一个"),
+    ("异常", "狼头 预言家 女巫 长老 守卫 猎人 猎人 村民×5", "猎人只能有一个"),
+    ("标准", "狼人×4 村民×8", "村民阵营开局就已判负"),
+    ("标准", "狼人×4 预言家 女巫 女巫 猎人 村民×4", "女巫只能有一个"),
+])
+def test_a_role_set_that_makes_no_game_is_refused_with_the_reason(
+        tmp_path: Path, ruleset: str, roles: str, reason: str) -> None:
+    """The set must make a game as `新游戏`'s presets do: every camp the win conditions need,
+    each role the ruleset deals once at most once, no camp lost or won at the deal."""
+    lobby = Lobby(tmp_path, ruleset=ruleset)
+    reply = lobby.say(JUDGE, f"角色 {roles}")
+    assert "角色设置无效" in reply and reason in reply, reply
+    assert lobby.lobby.roles is None
+
+
+@pytest.mark.rules("P-LOBBY-2")
+def test_a_role_set_is_checked_again_when_an_option_changes_the_win_conditions(
+        tmp_path: Path) -> None:
+    """屠城 (standard.win=all) needs no villager (村民); 屠边 does: a set of gods and wolves is
+    a game only under 屠城, and 设置 back to 屠边 is refused with the reason."""
+    lobby = Lobby(tmp_path, ruleset="标准")
+    assert "开局就已判负" in lobby.say(JUDGE, "角色 狼人×8 预言家 女巫 猎人 白痴")
+    lobby.say(JUDGE, "设置 standard.win=all")
+    assert "狼人×8" in lobby.say(JUDGE, "角色 狼人×8 预言家 女巫 猎人 白痴")
+    reply = lobby.say(JUDGE, "设置 standard.win=side")
+    assert "村民阵营开局就已判负" in reply, reply
+    assert lobby.lobby.options["standard.win"] == "all"
+
+
+@pytest.mark.rules("P-LOBBY-2")
+@pytest.mark.parametrize("ruleset, options", [
+    ("classic", {}), ("classic", {"classic.hunter": True}), ("anomaly", {}),
+    ("anomaly", {"anomaly.villagers": 8}), ("standard", {}),
+    ("standard", {"standard.board": "预女猎守"}), ("standard", {"standard.win": "all"})])
+def test_every_preset_makes_a_game_by_the_same_check(ruleset: str, options: dict) -> None:
+    """The check holds every ruleset to what its presets are: each preset passes it, and a
+    role a preset deals more than once is one the ruleset lets a set hold many times."""
+    from bot.chat.lobby import counts
+    from engine.game import check_role_set
+    from engine.ruleset import get_ruleset
+
+    rs = get_ruleset(ruleset)
+    for n in counts(ruleset):
+        try:
+            preset = rs.preset(n, {**options})
+        except ValueError:
+            continue
+        check_role_set(ruleset=ruleset, roles=preset, options=options)
+        repeated = {r for r in preset if preset.count(r) > 1}
+        assert repeated <= set(rs.many_roles), (ruleset, repeated)
+
+
+@pytest.mark.rules("P-LOBBY-4")
+def test_a_finished_game_restarts_once_and_a_second_restart_points_to_it(tmp_path: Path) -> None:
+    """`重开` of one game makes one lobby: a second (with or without the code) makes none,
+    auto-joins nobody again and says which lobby it already made."""
+    lobby = Lobby(tmp_path)
+    lobby.join(12)
+    lobby.say(JUDGE, "开始")
+    lobby.say(JUDGE, "结束")
+    lobby.say(JUDGE, "结束 确认")
+    first = re.search(r"游戏码 ([A-Z0-9]{4,8})", lobby.say(JUDGE, "重开"))
+    assert first is not None
+    told = len(lobby.transport.dms("p3"))
+    for again in ("重开", f"重开 {lobby.code}"):
+        reply = lobby.say(JUDGE, again)
+        assert f"已重开为 {first[1]}" in reply and "自动报名" not in reply, reply
+    assert len(lobby.transport.dms("p3")) == told  # nobody joined or told twice
+    assert lobby.bot.chats.lobby(first[1]) is not None
+    # the restarted lobby cancelled before its start: the game may be restarted again
+    lobby.say(JUDGE, f"#{first[1]} 结束")
+    second = re.search(r"游戏码 ([A-Z0-9]{4,8})", lobby.say(JUDGE, f"重开 {lobby.code}"))
+    assert second is not None and second[1] != first[1]

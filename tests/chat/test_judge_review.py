@@ -97,15 +97,63 @@ def test_the_dawn_is_published_as_previewed_at_the_open(review: tuple[Table, int
 def test_the_day_opens_no_sooner_than_the_review_minutes(tmp_path: Path) -> None:
     table = Table(tmp_path, "resolve.judge_review=true", "resolve.review_minutes=90")
     _night(table)
+    seat = next(iter(table.contact))
+    before = len(table.transport.dms(table.contact[seat]))
     table.move(datetime(2026, 12, 2, 8, 1))
     assert table.state.schedule.open_at(2) == datetime(2026, 12, 2, 9, 30)
-    seat = next(iter(table.contact))
-    assert any("09:30" in m for m in table.transport.dms(table.contact[seat])), \
-        "the table is told the day opens later"
+    # not told when the night finished (that would tell the table when the last answer came)
+    assert table.transport.dms(table.contact[seat])[before:] == []
     table.move(datetime(2026, 12, 2, 9, 0))
     assert reviewing(table.state)
+    told = table.transport.dms(table.contact[seat])[before:]
+    assert len(told) == 1 and "09:30" in told[0], told  # told at the original open
+    assert "法官" not in told[0] and "按本局规则" in told[0], told  # the rules', not the judge's
     table.move(datetime(2026, 12, 2, 9, 30))
     assert table.state.phase == "D2"
+
+
+@pytest.mark.rules("P-REVIEW-4")
+def test_the_moved_open_is_told_at_the_original_open_after_an_early_dawn(
+        tmp_path: Path) -> None:
+    table = Table(tmp_path, "resolve.judge_review=true", "resolve.review_minutes=90")
+    _night(table)
+    seat = next(iter(table.contact))
+    table.move(datetime(2026, 12, 2, 8, 1))
+    before = len(table.transport.dms(table.contact[seat]))
+    table.say(JUDGE, "天亮")
+    assert not any("09:30" in m for m in table.transport.dms(table.contact[seat])[before:])
+    table.move(datetime(2026, 12, 2, 9, 0))
+    assert any("09:30" in m for m in table.transport.dms(table.contact[seat])[before:])
+
+
+@pytest.mark.rules("P-REVIEW-2")
+def test_the_nights_dead_keep_their_last_words_when_the_open_publishes(
+        review: tuple[Table, int, int]) -> None:
+    """Without the review the night resolved at 08:00 and the dead had until the 09:00 open
+    for their last words: published at the open, they get that hour from the publication."""
+    table, _, victim = review
+    before = len(table.transport.dms(table.contact[victim]))
+    table.move(datetime(2026, 12, 2, 9, 0))
+    assert table.state.phase == "D2" and not table.state.seat(victim).alive
+    told = "\n".join(table.transport.dms(table.contact[victim])[before:])
+    assert "提交遗言" in told and "遗言时间已过" not in told, told
+    dl = table.state.deadline("lastwords:1")
+    assert dl is not None and dl.due == datetime(2026, 12, 2, 10, 0)
+    table.move(datetime(2026, 12, 2, 9, 40))
+    table.seat(victim, "遗言 我是好人")
+    assert table.state.last_words[victim] == "我是好人"
+
+
+@pytest.mark.rules("P-REVIEW-2")
+def test_last_words_after_a_dawn_published_by_the_judge_keep_the_hour(
+        review: tuple[Table, int, int]) -> None:
+    table, _, victim = review
+    table.move(datetime(2026, 12, 2, 8, 30))
+    table.say(JUDGE, "天亮")
+    dl = table.state.deadline("lastwords:1")
+    assert dl is not None and dl.due == datetime(2026, 12, 2, 9, 30)  # 08:30 + the hour
+    table.move(datetime(2026, 12, 2, 9, 10))
+    assert victim in table.state.lastwords_due
 
 
 @pytest.mark.rules("P-REVIEW-5")

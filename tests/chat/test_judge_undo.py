@@ -133,18 +133,19 @@ def test_an_act_for_is_undone_and_the_seat_is_told(tmp_path: Path) -> None:
     table = Table(tmp_path)
     _day1(table)
     table.move(datetime(2026, 12, 1, 21, 5))
-    seer = table.role_seat("seer")
-    target = next(n for n in range(1, 13) if n != seer)
+    guard = table.role_seat("guard")
+    target = next(n for n in range(1, 13) if n != guard)
     table.move(datetime(2026, 12, 1, 22, 0))
-    table.say(JUDGE, f"代行 {seer} 验 {target} 21:40")
-    assert table.state.night.slots["see"].sub is not None
-    before = len(table.transport.dms(table.contact[seer]))
+    table.say(JUDGE, f"代行 {guard} 守 {target} 21:40")
+    assert table.state.night.slots["guard"].sub is not None
+    before = len(table.transport.dms(table.contact[guard]))
     assert "已撤销" in table.say(JUDGE, "撤销")
-    assert table.state.night.slots["see"].sub is None
-    told = table.transport.dms(table.contact[seer])[before:]
+    assert table.state.night.slots["guard"].sub is None
+    told = table.transport.dms(table.contact[guard])[before:]
     assert any("法官撤销了此前的一项操作" in m for m in told), told
-    # the seer may send the check again
-    assert "查验结果" in table.seat(seer, f"验 {target}")
+    # the guard may send the choice again (it was never final)
+    table.seat(guard, f"守 {target}")
+    assert table.state.night.slots["guard"].sub is not None
     _agree(table)
 
 
@@ -202,3 +203,76 @@ def test_a_room_bound_by_mistake_is_unbound(tmp_path: Path) -> None:
         assert "没有可以撤销的绑定" in table.reply(JUDGE, "撤销 绑定")
     finally:
         table.close()
+
+
+@pytest.mark.rules("P-UNDO-7")
+def test_undoing_a_close_moved_past_a_close_that_passed_meanwhile_is_refused(
+        tmp_path: Path) -> None:
+    """`关门 22:30` at 20:50, a vote at 21:10: without the 关门 the day would have closed at
+    21:00, before that vote; the undo would count it at a close that never fired."""
+    table = Table(tmp_path, "votes.channel=dm")
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 20, 50))
+    table.say(JUDGE, "关门 22:30")
+    table.move(datetime(2026, 12, 1, 21, 10))
+    table.seat(3, "投 5")
+    reply = table.say(JUDGE, "撤销")
+    assert "不能撤销" in reply and "第1天关门" in reply and "21:00" in reply, reply
+    assert "撤销 确认" not in reply  # refused at once, nothing to confirm
+    assert "没有待确认" in table.say(JUDGE, "撤销 确认")
+    state = table.state
+    assert state.phase == "D1" and state.schedule.close_at(1) == datetime(2026, 12, 1, 22, 30)
+    assert [v.target for v in state.votes[3]] == [5]
+    _agree(table)
+
+
+@pytest.mark.rules("P-UNDO-7")
+def test_undoing_a_close_moved_before_the_old_close_came_is_done(tmp_path: Path) -> None:
+    table = Table(tmp_path, "votes.channel=dm")
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 20, 50))
+    table.say(JUDGE, "关门 22:30")
+    table.seat(3, "投 5")
+    table.move(datetime(2026, 12, 1, 20, 55))
+    assert "撤销 确认" in table.say(JUDGE, "撤销")
+    assert "已撤销" in table.say(JUDGE, "撤销 确认")
+    assert table.state.schedule.close_at(1) == datetime(2026, 12, 1, 21, 0)
+    _agree(table)
+
+
+@pytest.mark.rules("P-UNDO-7")
+def test_undoing_an_extension_after_the_original_deadline_is_refused(tmp_path: Path) -> None:
+    """`延时` gave the witch until 08:30; she answered at 08:10, after her original 08:00:
+    undone, her answer would stand with no card for the deadline she missed."""
+    table = Table(tmp_path, "night.resolve_early=false")
+    _day1(table)
+    table.move(datetime(2026, 12, 2, 7, 50))
+    assert table.state.phase == "N1"
+    witch = table.role_seat("witch")
+    table.say(JUDGE, f"延时 {witch} 08:30")
+    table.move(datetime(2026, 12, 2, 8, 10))
+    table.seat(witch, "跳过")
+    table.move(datetime(2026, 12, 2, 8, 15))
+    reply = table.say(JUDGE, "撤销")
+    assert "不能撤销" in reply and "女巫用药截止" in reply and "08:00" in reply, reply
+    dl = table.state.deadline("night:1:witch")
+    assert dl is not None and dl.due == datetime(2026, 12, 2, 8, 30)
+    _agree(table)
+
+
+@pytest.mark.rules("P-UNDO-8", "G-RES-1")
+def test_an_act_for_check_whose_result_was_told_is_not_undone(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 21, 5))
+    seer = table.role_seat("seer")
+    target = next(n for n in range(1, 13) if n != seer)
+    table.move(datetime(2026, 12, 1, 22, 0))
+    table.say(JUDGE, f"代行 {seer} 验 {target} 21:40")
+    reply = table.say(JUDGE, "撤销")
+    assert "不能撤销" in reply and f"{seer}号" in reply and "结果" in reply, reply
+    slot = table.state.night.slots["see"]
+    assert slot.final and slot.sub is not None and slot.sub.targets == [target]
+    other = next(n for n in range(1, 13) if n not in (seer, target))
+    assert "查验结果" not in table.seat(seer, f"验 {other}")  # no second check that night
+    _agree(table)

@@ -234,3 +234,26 @@ def test_f8_commands_in_a_room_are_answered_by_dm(tmp_path: Path) -> None:
         assert unknown == []  # a room of no game: not ours to answer
     finally:
         table.close()
+
+
+# issue 33: a 马甲 that displays as another name -------------------------------------------------
+@pytest.mark.parametrize("name", ["小\u202e明", "小\u200b明", "小\u200d明", "小\u2066明\u2069",
+                                  "小\ufeff明", "小\u061c明", "小\u00ad明", "小\u3164明",
+                                  "小\x07明"])
+def test_a_nickname_with_invisible_or_direction_characters_is_refused(table: Table, name: str
+                                                                       ) -> None:
+    code = table.new_game()
+    answer = table.reply("P1", f"报名 {code} {name}")
+    assert "报名成功" not in answer and "看不见" in answer, answer
+    assert "报名成功" in table.reply("P1", f"报名 {code} 小明")
+
+
+def test_the_nickname_check_is_one_function_a_form_can_call() -> None:
+    from bot.chat.lobby import LobbyError, check_name
+
+    check_name("小明")
+    for bad, key in (("小\u202e明", "name_invisible"), ("1号", "name_reserved"),
+                     ("小 明", "name_bad"), ("", "name_bad")):
+        with pytest.raises(LobbyError) as refused:
+            check_name(bad)
+        assert refused.value.key == key

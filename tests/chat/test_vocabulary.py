@@ -400,7 +400,8 @@ def test_player_command_refused(ruleset: str, text: str) -> None:
     ("报备 3", JudgeWaiver(seat=3, waiver="notice")),
     ("联系 3", JudgeWaiver(seat=3, waiver="contact")),
     ("关门 21:30", JudgeSetTime(which="close", at=datetime(2026, 1, 3, 21, 30))),
-    ("开门 08:30", JudgeSetTime(which="open", at=datetime(2026, 1, 3, 8, 30))),
+    ("开门 08:30", JudgeSetTime(which="open", at=datetime(2026, 1, 4, 8, 30))),  # the next
+    ("开门 23:30", JudgeSetTime(which="open", at=datetime(2026, 1, 3, 23, 30))),
     ("作息 10:00-22:00", JudgeSetSchedule(open=time(10, 0), close=time(22, 0))),
     ("延时 3 22:00", JudgeExtend(seat=3, at=datetime(2026, 1, 3, 22, 0))),
     ("延时 3 01:00", JudgeExtend(seat=3, at=datetime(2026, 1, 4, 1, 0))),

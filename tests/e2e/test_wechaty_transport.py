@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,14 +16,15 @@ from gatewayhelp import Gateway, Inbox, wait_until
 from bot.chat.bot import ChatBot
 from bot.service import Service
 from bot.store import migrate
-from bot.transport import Refused
+from bot.transport import Incoming, Refused
 from bot.transport.wechaty import WechatyTransport
 
 BOT = "wxid_bot"  # the gateway's mock account
 CODE = re.compile(r"游戏码[ ：:]?([A-Z0-9]{4,8})")
 
 
-def connect(gateway: Gateway, tmp_path: Path, inbox: Inbox | None = None,
+def connect(gateway: Gateway, tmp_path: Path,
+            inbox: Callable[[Incoming], None] | None = None,
             **options: object) -> WechatyTransport:
     t = WechatyTransport(gateway.endpoint, gateway.token, handler=inbox,
                          cache_dir=str(tmp_path / "wechaty"), reconnect_min=0.2,
@@ -93,6 +94,58 @@ def test_messages_kept_while_away_are_handled_before_the_transport_is_settled(
         assert [(m.sender, m.text) for m in inbox.snapshot()] == [(alice, "刀 3"), (bob, "验 5")]
     finally:
         t.stop()
+
+
+def test_a_message_is_kept_by_the_gateway_until_the_handler_has_returned(
+        gateway: Gateway, tmp_path: Path) -> None:
+    """bot/transport's guarantee, over the real protocol: the gateway lets a message go when
+    the handler it was handed to has returned (committed); one the handler failed on is kept
+    and handed over again with the next connection, and nothing handled comes again."""
+    alice = gateway.contact("alice")
+    handled: list[str] = []
+    failed: list[str] = []
+
+    def flaky(msg: Incoming) -> None:
+        if msg.text == "坏" and "坏" not in failed:
+            failed.append(msg.text)
+            raise RuntimeError("the database is away")
+        handled.append(msg.text)
+
+    t = connect(gateway, tmp_path, flaky)
+    try:
+        for text in ("一", "坏", "二"):
+            gateway.dm(alice, text)
+        wait_until(lambda: handled == ["一", "二"] and failed == ["坏"], 20, "three messages")
+        wait_until(lambda: gateway.call("GET", "/health")["kept"] == 1, 20,
+                   "the gateway to let the two handled ones go")
+    finally:
+        t.stop()
+    t = connect(gateway, tmp_path, flaky)
+    try:
+        wait_until(lambda: handled == ["一", "二", "坏"], 20, "the failed one to come again")
+        wait_until(lambda: gateway.call("GET", "/health")["kept"] == 0, 20,
+                   "the gateway to let it go")
+    finally:
+        t.stop()
+
+
+def test_a_send_is_made_once_per_key_across_processes(gateway: Gateway, tmp_path: Path) -> None:
+    """An outbox row sent just before a crash, before it was marked sent, is sent again by the
+    next process with the same key: the gateway does not show it twice (gateway/once.js)."""
+    alice = gateway.contact("alice")
+    first = connect(gateway, tmp_path)
+    try:
+        first.send_dm(alice, "你的身份：村民", key="g1/5/seat:3")
+    finally:
+        first.stop()
+    second = connect(gateway, tmp_path)
+    try:
+        second.send_dm(alice, "你的身份：村民", key="g1/5/seat:3")  # no error: taken as sent
+        second.send_dm(alice, "你的身份：村民", key="g2/5/seat:3")  # another row, the same text
+        second.send_dm(alice, "第二句")  # no key: sent as always
+    finally:
+        second.stop()
+    assert gateway.dms_to(alice) == ["你的身份：村民", "你的身份：村民", "第二句"]
 
 
 def test_send_dm_reaches_the_contact_and_its_echo_is_ignored(

@@ -4,7 +4,14 @@ that waits for its time without holding anyone back."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -24,6 +31,7 @@ from bot.outbox import (
 from bot.service import Service
 from bot.store.chat import chat_row
 from bot.store.models import OutboxRow
+from bot.store.outbox import addresses
 from engine.commands import Vote
 
 
@@ -72,7 +80,7 @@ def test_a_step_leaves_as_one_message_per_recipient(service: Service) -> None:
     merged = to_three[0]
     assert merged.dedupe_key.startswith("g1/") and merged.address == "wx-g1-3"
     # (the deadlines fired tell the wolf at seat 3 its mates; the day's post is the room's)
-    assert merged.text == "狼人群已建立，成员：1号、2号、3号。\n已记录。\n第二句。"
+    assert merged.text == "狼群已建立，成员：1号、2号、3号。\n已记录。\n第二句。"
     assert merged.priority == REPLY and merged.next_attempt_at <= utcnow()
     assert len({(r.target, r.address) for r in after}) == len(after)
 
@@ -153,3 +161,120 @@ def test_plan_keeps_each_recipients_order_and_puts_secrets_first(service: Servic
     for r, _ in order:
         assert ids.get(r.target, 0) < r.id
         ids[r.target] = r.id
+
+
+# A process killed inside a turn (issue 33) ---------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+NOON = "2099-03-01 12:00"  # the console's virtual clock: no deadline falls due meanwhile
+JUDGE = "法官"
+OUTPUT_WAIT = 30.0  # seconds for a console's output (far less than TURN_HOLD)
+
+
+def _console(url: str, cwd: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "console", "--db", url, "--judge", JUDGE, "--clock",
+         NOON], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd=cwd, env=env, text=True, encoding="utf-8", bufsize=1)
+
+
+def _lines(proc: subprocess.Popen[str], until: Callable[[list[str]], bool],
+           kill: bool = False) -> list[str]:
+    """The console's output lines until `until` holds of them (then SIGKILL it at once, with
+    `kill`); fails after OUTPUT_WAIT seconds."""
+    got: list[str] = []
+    met = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            got.append(line.rstrip("\n"))
+            if until(got):
+                if kill:
+                    proc.kill()
+                met.set()
+                return
+        met.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not met.wait(OUTPUT_WAIT) or not until(got):
+        proc.kill()
+        raise AssertionError(f"the console did not print what was awaited in {OUTPUT_WAIT:g} "
+                             f"s; it printed: {got[-20:]}")
+    return got
+
+
+def _held(url: str) -> list[OutboxRow]:
+    """Rows a turn holds (written inside one that has not ended)."""
+    service = Service(url)
+    try:
+        now = utcnow()
+        return [r for r in rows(service) if r.turn and r.sent_at is None
+                and r.next_attempt_at > now]
+    finally:
+        service.close()
+
+
+def _printed(lines: list[str]) -> list[tuple[str, str]]:
+    """(where, text) of each message in console output lines: a contact, or `@ROOM`."""
+    out: list[tuple[str, str]] = []
+    for line in lines:
+        if line.startswith("  ") and out:
+            out[-1] = (out[-1][0], out[-1][1] + "\n" + line[2:])
+        elif line.startswith("→ "):
+            where, _, text = line[2:].partition(": ")
+            out.append((where, text))
+    return out
+
+
+def test_a_restart_sends_at_once_what_a_console_killed_inside_a_line_left_held(
+        db_url: str, tmp_path: Path) -> None:
+    """README "Restarts, stops and messages sent meanwhile": a console SIGKILLed while it prints
+    what a line caused (Cupid's link ends the set-up: the rooms are made inside the line's
+    turn, before its messages are released) left them held; the restarted console prints them
+    at once, each once, merged as the turn would have, before it reads its first input line
+    (not TURN_HOLD later)."""
+    first = _console(db_url, tmp_path)
+    assert first.stdin is not None
+    first.stdin.write(f"{JUDGE}: 新游戏 经典\n/echo made\n")
+    first.stdin.flush()
+    code = re.search(r"游戏码 ([A-Z0-9]{4,8})", "\n".join(
+        _lines(first, lambda got: "# made" in got)))
+    assert code, "no game code"
+    joins = "".join(f"p{n}: 报名 {code[1]} 马甲{n}\n" for n in range(1, 13))
+    first.stdin.write(f"{joins}{JUDGE}: 开始\n/echo started\n")
+    first.stdin.flush()
+    dealt = _printed(_lines(first, lambda got: "# started" in got))
+    cupid = next(w for w, text in dealt if "你的身份：丘比特" in text)
+    first.stdin.write(f"{cupid}: 连 1 2\n")
+    first.stdin.flush()
+    # SIGKILL as soon as a room is printed: inside the line's turn.
+    _lines(first, lambda got: any(line.startswith("+ @") for line in got), kill=True)
+    first.wait(10)
+    held = _held(db_url)
+    assert held, "the kill came after the turn ended: nothing was tested"
+    service = Service(db_url)
+    try:
+        with service.db.read() as s:
+            known = addresses(s, {r.game_id for r in held})
+    finally:
+        service.close()
+    expected: dict[str, list[str]] = {}
+    for r in held:
+        address = r.address or known.get((r.game_id, r.target))
+        if address is not None:  # (a room not recorded before the kill: its rows wait)
+            where = f"@{address}" if r.channel in ("group", "public") else address
+            expected.setdefault(where, []).append(r.text)
+    assert expected, held
+
+    second = _console(db_url, tmp_path)  # no input line is written until it has printed them
+    printed = _lines(second, lambda got: set(expected) <= {w for w, _ in _printed(got)})
+    assert second.stdin is not None
+    second.stdin.write("/echo done\n")
+    second.stdin.close()
+    printed += _lines(second, lambda got: "# done" in got)
+    second.wait(30)
+    for where, texts in expected.items():
+        assert [t for w, t in _printed(printed) if w == where] == ["\n".join(texts)], where
+    assert _held(db_url) == []

@@ -9,6 +9,7 @@ from storehelp import at, classic_game
 
 from bot.service import Service
 from bot.store.models import UNDO, LogEntry, OutboxRow
+from bot.undo import Refusal
 from engine.commands import JudgeCard, JudgeWaiver
 
 
@@ -33,7 +34,7 @@ def test_an_undo_is_one_transaction_and_rebuilds(service: Service) -> None:
             OutboxRow.game_id == "g1", OutboxRow.seq == rows[-1].seq)))
     assert posts == ["法官撤销了此前的一项操作：法官给 5号 黄牌。"]  # the public room, once
     assert service.undoable("g1") == []
-    assert service.undo("g1", target.seq, now=at(1, 10, 6)) == "undo.not_undoable"
+    assert service.undo("g1", target.seq, now=at(1, 10, 6)) == Refusal("undo.not_undoable")
     assert service.rebuild("g1").ok
     with service.db.read() as s:
         assert s.scalar(select(LogEntry.body).where(LogEntry.kind == UNDO)) == {
@@ -48,5 +49,5 @@ def test_a_deadline_fired_since_refuses_the_undo(service: Service) -> None:
     [target] = service.undoable("g1")
     service.advance("g1", at(1, 21))  # the day closes
     assert service.undoable("g1") == []
-    assert service.undo("g1", target.seq, now=at(1, 21, 5)) == "undo.not_undoable"
+    assert service.undo("g1", target.seq, now=at(1, 21, 5)) == Refusal("undo.not_undoable")
     assert service.state("g1").seat(4).notice

@@ -1,0 +1,33 @@
+"""Options whose bounds are the rules' own, refused at `新游戏` and `设置` with the real bound
+in Chinese (docs/rules-judge.md P-REVIEW-4, P-LOBBY-1; README "Options")."""
+
+from __future__ import annotations
+
+import pytest
+from chathelp import JUDGE, Table
+
+
+@pytest.mark.rules("P-REVIEW-4", "P-LOBBY-1")
+def test_the_review_minutes_are_refused_with_their_bound(table: Table) -> None:
+    answer = table.reply(JUDGE, "新游戏 经典 resolve.review_minutes=241")
+    assert "无效" in answer and "4小时" in answer and "游戏码" not in answer, answer
+    assert "7 天" not in answer  # not the bound of other durations
+    assert "游戏码" in table.reply(JUDGE, "新游戏 经典 resolve.review_minutes=240")
+
+
+@pytest.mark.rules("P-LOBBY-1")
+@pytest.mark.parametrize("option", [
+    "deadlines.night_action=0", "deadlines.night_action=0min", "classic.guard_deadline=0",
+    "deadlines.witch=0min"])
+def test_a_night_deadline_of_no_length_is_refused(table: Table, option: str) -> None:
+    answer = table.reply(JUDGE, f"新游戏 经典 {option}")
+    assert "无效" in answer and "至少 1 分钟" in answer and "游戏码" not in answer, answer
+
+
+@pytest.mark.rules("P-LOBBY-1")
+def test_a_night_deadline_of_no_length_is_refused_by_the_settings_too(table: Table) -> None:
+    code = table.new_game("新游戏 标准")
+    answer = table.reply(JUDGE, "设置 deadlines.night_action=0")
+    assert "无效" in answer and "至少 1 分钟" in answer, answer
+    lobby = table.bot.chats.lobby(code)
+    assert lobby is not None and "deadlines.night_action" not in lobby.options
