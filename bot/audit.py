@@ -252,19 +252,27 @@ def _shape_error(adapter: TypeAdapter[Any], value: Any) -> str | None:
 def verify_export(export: Any, *, commitment: str | None, replay: bool = True) -> list[Check]:
     """Check an export (as read from its JSON file) against `commitment`, the one published
     in the game's first post. Never raises: a malformed export gets a FAIL check."""
+    return verify_export_state(export, commitment=commitment, replay=replay)[0]
+
+
+def verify_export_state(export: Any, *, commitment: str | None, replay: bool = True
+                        ) -> tuple[list[Check], GameState | None]:
+    """`verify_export`, and the game's final state as the replay of its commands made it
+    (None without a replay, or when it failed): what the records read (bot/records)."""
     problem = _shape_error(_EXPORT, export) if isinstance(export, dict) else "not a JSON object"
     if problem is not None:
-        return [Check("export readable", False, problem)]
+        return [Check("export readable", False, problem)], None
     checks: list[Check] = []
+    final: list[GameState] = []
     try:
-        _verify(export, commitment, replay, checks)
+        _verify(export, commitment, replay, checks, final)
     except Exception as exc:  # whatever else is wrong with the file, the verdict is FAIL
         checks.append(Check("export readable", False, f"{type(exc).__name__}: {exc}"))
-    return checks
+    return checks, final[0] if final and all(c.ok for c in checks) else None
 
 
 def _verify(export: dict[str, Any], published: str | None, replay: bool,
-            checks: list[Check]) -> None:
+            checks: list[Check], final: list[GameState]) -> None:
     game, log = export["game"], export["log"]
     checks.append(_log_rows(log))
     checks.append(_signature(export))
@@ -322,7 +330,7 @@ def _verify(export: dict[str, Any], published: str | None, replay: bool,
     checks.append(Check("no hidden draws", counters == expected,
                         f"draw counters {counters[:8]}{'…' if len(counters) > 8 else ''}"))
     if replay:
-        checks.append(_replay(params, log))
+        checks.append(_replay(params, log, final))
 
 
 def _log_rows(log: list[dict[str, Any]]) -> Check:
@@ -365,8 +373,10 @@ def _header(game: dict[str, Any], winner: str | None) -> Check:
     return Check("header", not wrong, "; ".join(wrong))
 
 
-def _replay(params: dict[str, Any], log: list[dict[str, Any]]) -> Check:
-    """Every logged command through the engine again gives every logged event again."""
+def _replay(params: dict[str, Any], log: list[dict[str, Any]],
+            final: list[GameState] | None = None) -> Check:
+    """Every logged command through the engine again gives every logged event again (the
+    state it ends in goes to `final`)."""
     try:
         state, events = new_game(**params)
         produced = [e.model_dump(mode="json") for e in events]
@@ -395,6 +405,8 @@ def _replay(params: dict[str, Any], log: list[dict[str, Any]]) -> Check:
         return Check("replay", False, f"{type(exc).__name__}: {exc}")
     logged = [_event_json(e) for e in log if e["kind"] == "event"]
     same = json.loads(json.dumps(produced)) == json.loads(json.dumps(logged))
+    if final is not None:
+        final.append(state)
     return Check("replay", same, f"{len(logged)} events recomputed from the commands")
 
 

@@ -278,6 +278,83 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stats(args: argparse.Namespace) -> int:
+    """`wolfjudge stats`: a community's records (docs/records.md)."""
+    import json
+    import os
+
+    from bot.records import stats
+    from bot.records.balance import GAMES, Simulations, compute
+    from bot.records.book import ALL, RecordBook, Scope
+    from bot.texts import t
+
+    host = args.host if args.host is not None else (os.environ.get("WOLFJUDGE_HOST") or None)
+    service = _service(args)
+    try:
+        book = RecordBook(service, host or None)
+        book.sync(None)  # every game over gets its summary (its export verified) first
+        if args.verify:
+            changed = book.recheck()
+            print(t("records.stats.reverified", n=len(changed),
+                    games="、".join(g for g, _ in changed)) if changed else
+                  t("records.stats.verified", n=len(book.store.recorded(book.host))))
+        scope = ALL
+        if args.season is not None:
+            season = book.season(args.season)
+            if season is None:
+                print(f"wolfjudge stats: no season {args.season!r}", file=sys.stderr)
+                return 2
+            scope = Scope(season)
+        if args.simulate:
+            sims = Simulations(book.store)
+            missing = [b.board for b in book.boards(ALL) if not sims.side(b.board).runs
+                       and not sims.side(b.board).custom]
+            games = args.sim_games or GAMES
+            for board in missing:
+                compute(book.store, board, games=games, jobs=max(1, args.jobs))
+            print(t("records.stats.simulated", n=len(missing), games=games))
+        doc = stats.tables(book, scope, min_games=args.min_games)
+        print(stats.text(doc, scope))
+        if args.json:
+            Path(args.json).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n",
+                                       encoding="utf-8")
+            print(t("records.stats.wrote", path=args.json))
+        if args.csv:
+            stats.write_csv(doc, book, Path(args.csv))
+            print(t("records.stats.wrote", path=args.csv))
+    finally:
+        service.close()
+    return 0
+
+
+def _add_stats(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("stats", help="a community's records: leaderboard, every player's "
+                                     "record, each board's real win rates beside the "
+                                     "simulator's (docs/records.md)")
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="database URL (default: $WOLFJUDGE_DATABASE_URL, else "
+                        "sqlite:///wolfjudge.db)")
+    p.add_argument("--host", metavar="NAME", default=None,
+                   help="the community: the account's WOLFJUDGE_HOST (default: "
+                        "$WOLFJUDGE_HOST; empty: the only or first account)")
+    p.add_argument("--season", metavar="NAME", default=None,
+                   help="one season's games (default: all games)")
+    p.add_argument("--json", metavar="FILE", help="write the tables as JSON")
+    p.add_argument("--csv", metavar="FILE", help="write one row a player's game, for a "
+                                                 "spreadsheet")
+    p.add_argument("--min-games", type=int, default=None,
+                   help="the win-rate leaderboard's minimum (default: "
+                        "$WOLFJUDGE_RANK_MIN_GAMES, else 3)")
+    p.add_argument("--verify", action="store_true",
+                   help="export and verify every recorded game again, against its summary")
+    p.add_argument("--simulate", action="store_true",
+                   help="simulate the boards that have no simulator numbers yet")
+    p.add_argument("--sim-games", type=int, default=None,
+                   help="games a board (default 2000)")
+    p.add_argument("--jobs", type=int, default=1, help="processes for --simulate")
+    p.set_defaults(func=_stats)
+
+
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="play many whole games with automatic players and "
                                         "report win rates, game length, causes of going out "
@@ -398,8 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(func=_scenario_run)
     _add_store_commands(sub)
     _add_simulate(sub)
+    _add_stats(sub)
     args = parser.parse_args(argv)
-    if args.command in ("migrate", "rebuild", "export", "run", "console"):
+    if args.command in ("migrate", "rebuild", "export", "run", "console", "stats"):
         from bot.store import SchemaError
 
         try:

@@ -135,8 +135,9 @@ def option(key: str, ruleset: str | None = None) -> Option:
         (inner,) = get_args(ann)
         return Option(key, label(key), "list", default,
                       tuple(Choice(typed(v), _value_word(key, v)) for v in get_args(inner)))
+    least = 1 if key in _at_least_a_minute(name) else 0  # (a deadline of no length: refused)
     if ann is int and any(isinstance(m, BeforeValidator) for m in field.metadata):
-        low, high = _bounds(field, 0, MAX_MINUTES)
+        low, high = _bounds(field, least, MAX_MINUTES)
         return Option(key, label(key), "duration", default, low=low, high=high)
     if ann is int:
         low, high = _bounds(field, 0, MAX_YELLOWS)  # (the engine's bound of a count)
@@ -146,8 +147,15 @@ def option(key: str, ruleset: str | None = None) -> Option:
         given += tuple(Choice(c, _value_word(key, c, name)) for c in camps)
     forms = tuple(f for f in ("time", "duration", "camp") if f in spec)
     return Option(key, label(key), "form" if forms else "choice", default, given,
-                  low=0 if "duration" in forms else None,
+                  low=least if "duration" in forms else None,
                   high=MAX_MINUTES if "duration" in forms else None, forms=forms)
+
+
+@cache
+def _at_least_a_minute(ruleset: str) -> frozenset[str]:
+    """The duration keys whose 0 the model refuses: the deadlines people must act by."""
+    opts = get_ruleset(ruleset).options_model.model_validate({})
+    return frozenset({*opts.night_deadlines(), *opts.day_deadlines()})
 
 
 def _bounds(field: FieldInfo, low: int, high: int) -> tuple[int, int]:

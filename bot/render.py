@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import string
+from datetime import datetime
 from functools import cache
 from typing import Any
 
+from bot.options_text import time_text
 from engine.events import Event, Rejection
 from engine.payloads import PAYLOADS
 from engine.ruleset import get_ruleset, ruleset_names
@@ -20,6 +23,21 @@ def _templates(ruleset: str) -> dict[str, dict[str, Any]]:
             for part in ("events", "rejections", "judge")}
 
 
+# The fields of an event that hold a moment, worded as the house words every time people read
+# (bot/options_text.time_text: `12-02 08:00`, never with seconds; issue 33).
+TIME_FIELDS = ("at", "due", "until")
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
+
+
+def short_time(value: Any) -> Any:
+    """A moment in the house's short form; a value already worded (`12-02 08:00`, `21:00`)
+    as it is. Events keep what they recorded (TimeChanged's `at` is ISO, with seconds), so
+    stored games and their digests stay what they were: the wording is the renderer's."""
+    if isinstance(value, str) and _ISO.fullmatch(value.strip()):
+        value = datetime.fromisoformat(value.strip())
+    return time_text(value) if isinstance(value, datetime) else value
+
+
 def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
     names = load(ruleset, "data")
     w = load("common", "templates")["words"]
@@ -31,6 +49,9 @@ def _fields(data: dict[str, Any], ruleset: str) -> dict[str, Any]:
         return w["separator"].join(w["seat"].format(n=n) for n in items) or w["nobody"]
 
     f: dict[str, Any] = dict(data)
+    for key in TIME_FIELDS:
+        if key in f:
+            f[key] = short_time(f[key])
     for key, value in data.items():
         if isinstance(value, list) and all(isinstance(x, int) for x in value):
             f[key] = seats(value)

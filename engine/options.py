@@ -108,6 +108,11 @@ class Options(BaseModel):
         of the next morning). Each must leave some time to act (checked after `check`)."""
         return {}
 
+    def day_deadlines(self) -> dict[str, int]:
+        """The duties due a while after a day's close: key -> minutes. Each must leave some
+        time to act too (0 makes them due at once, for a seat exiled at the close)."""
+        return {}
+
     def dump(self) -> dict[str, Any]:
         """The plain dict a game's state keeps (GameState.options)."""
         values = self.model_dump(by_alias=True)
@@ -126,6 +131,10 @@ class Options(BaseModel):
             if minutes is not None and minutes < 1:
                 raise OptionError(f"{key} must be at least 1min after the close: a night "
                                   "deadline of no length leaves no time to act")
+        for key, minutes in opts.day_deadlines().items():
+            if minutes < 1:
+                raise OptionError(f"{key} must be at least 1min after the close: a deadline "
+                                  "of no length leaves no time to act")
         return opts
 
 
@@ -184,6 +193,14 @@ class CommonOptions(Options):
 
     def night_deadlines(self) -> dict[str, int | None]:
         return {"deadlines.night_action": self.deadlines_night_action}
+
+    def day_deadlines(self) -> dict[str, int]:
+        # the handover and the shot of a seat exiled at the close (P-DL-1, P-DL-6), a PK revote
+        # after a tied exile: 0 would give them no time (a random handover with a card, a lost
+        # shot, a revote nobody can cast). The others' 0 means something: no reminder, no
+        # freeze on changes, proxies until the close.
+        return {"deadlines.after_exile": self.deadlines_after_exile,
+                "deadlines.revote": self.deadlines_revote}
 
     def check(self, camps: tuple[str, ...]) -> None:
         if not 0 <= self.cards_yellow_to_red <= MAX_YELLOWS:

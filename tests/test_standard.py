@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bot.chat.lobby import LobbyError, check_game, split_options
+from bot.render import render_for_judge
 from engine import handle, new_game
 from engine.commands import Act, Tick
 from engine.events import Rejection
@@ -33,6 +34,8 @@ def _game(options: dict[str, Any] | None = None, **kw: Any) -> Any:
     ("standard.witch_self_save", True),
     ("standard.guard_save_collision", "maybe"),
     ("standard.hunter_poisoned_shoots", "yes"),
+    ("standard.hunter_killed_and_poisoned", "shoots"),
+    ("standard.hunter_killed_and_poisoned", True),
     ("standard.day1", "exile_only"),
     ("standard.sheriff_signup", "25:00"),
     ("standard.sheriff_withdraw", "soon"),
@@ -143,3 +146,36 @@ def test_S_WOLF_2_the_wolves_get_no_kill_feedback() -> None:
     told = [e for e in seen if e.phase == "N1" and not e.audience.public
             and wolves & set(e.audience.seats)]
     assert {e.type for e in told} <= {"NightPrompt", "KillRecorded", "KillLocked"}, told
+
+
+@pytest.mark.rules("S-HUNTER-4")
+@pytest.mark.parametrize(("value", "cause", "word", "shot"), [
+    (None, "poison", "被毒杀", False), ("poison", "poison", "被毒杀", False),
+    ("kill", "kill", "被指杀", True)])
+def test_S_HUNTER_4_the_cause_the_judge_reads_and_the_shot(
+        value: str | None, cause: str, word: str, shot: bool) -> None:
+    """Killed and poisoned the same night: one going out, by the cause the option names, as
+    the judge's feed and the 复盘 word it, with the shot that cause allows; the option is
+    stored only when set away from its default (older games keep their options)."""
+    options = {} if value is None else {"standard.hunter_killed_and_poisoned": value}
+    state, events = _game(options, roles=IDIOT_BOARD)
+    assert ("standard.hunter_killed_and_poisoned" in state.options) == (value == "kill")
+    now = datetime(2026, 1, 1, 0, 0)
+    seen = list(events)
+    while state.phase != "N1":
+        dl = state.next_deadline()
+        assert dl is not None
+        now = dl.due
+        out = handle(state, Tick(deadline_id=dl.id), now)
+        assert not isinstance(out, Rejection), out
+        state, evs = out
+    for cmd in (Act(seat=1, skill="kill", targets=(7,)), Act(seat=1, skill="lock"),
+                Act(seat=6, skill="poison", targets=(7,)), Act(seat=5, skill="see", targets=(1,))):
+        out = handle(state, cmd, now)
+        assert not isinstance(out, Rejection), out
+        state, evs = out
+        seen.extend(evs)
+    outs = [e for e in seen if e.type == "SeatOut"]
+    assert [(e.data["seat"], e.data["cause"]) for e in outs] == [(7, cause)]
+    assert render_for_judge(outs[0], "standard") == f"7 号出局（{word}）。"
+    assert any(e.type == "HunterDue" for e in seen) == shot

@@ -10,7 +10,8 @@ public room).
 
 A text fails on `key=value`, `_id`, a snake_case or CamelCase identifier, or `〔`, outside the
 allow-list: option keys as the judge types them (they are the judge's own words), the game's
-codes, hex commitments, URLs.
+codes, hex commitments, URLs; and on a time with seconds (`2026-12-02 08:00:00`: a time reads
+`12-02 08:00`, or `08:00` where the day is plain, issue 33).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ BAD = [
     ("a snake_case name", re.compile(r"\b[a-z]+_[a-z_]+\b")),
     ("a CamelCase name", re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z]*\b")),
     ("〔", re.compile("〔")),
+    # README "Options" / issue 33: a time reads like 12-02 08:00, never with seconds
+    ("a time with seconds", re.compile(r"\d{1,2}:\d{2}:\d{2}")),
 ]
 # What a person may read although it looks like code: option keys as the judge writes them
 # (with their values), URLs, hex digests, the project's name.
@@ -114,6 +117,12 @@ def test_the_guard_catches_identifiers() -> None:
     assert not problems("发贴子链接（如 https://tieba.baidu.com/p/1234567890）")
     assert not problems("连不上 NapCat：它的 WebSocket 服务器开了吗？")
     assert problems("连不上 NapCatServer")
+
+
+def test_the_guard_catches_a_time_with_seconds() -> None:
+    assert problems("法官调整时间：第1天关门时间改为 2026-12-01 22:30:00。")
+    assert problems("截止 8:00:00")
+    assert not problems("法官调整时间：第1天关门时间改为 12-01 22:30。")
 
 
 # the files ----------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from bot.chat import reports
 from bot.chat.desk_judge import JudgeDesk
 from bot.chat.desk_lobby import LobbyDesk
 from bot.chat.desk_player import PlayerDesk
+from bot.chat.desk_records import RecordsDesk
 from bot.chat.lobby import new_code
 from bot.chat.review import preview
 from bot.chat.rooms import Rooms
@@ -111,7 +112,8 @@ class ChatBot:
         self.lobby = LobbyDesk(ctx)
         self.players = PlayerDesk(ctx, submitter)
         self.judging = JudgeDesk(ctx, submitter)
-        self.verbs = Registry().collect([self.lobby, self.players, self.judging])
+        self.records = RecordsDesk(ctx)
+        self.verbs = Registry().collect([self.lobby, self.players, self.judging, self.records])
         # Rooms follow every commit, the scheduler's ticks included: told the state and the
         # events just committed, so that no commit decodes the snapshot or reads the log again.
         service.on_commit_state.append(self._after_commit)

@@ -20,6 +20,7 @@ from bot.commands.parse import ParseError, parse
 from bot.feed import DEFAULT_FEED, describe_command, feed_name, feed_of, submission
 from bot.forum.reader import thread_id
 from bot.forum.thread import CHANNEL as FORUM_AUTO
+from bot.options_text import time_text
 from bot.render import render_rejection
 from bot.texts import room_name, t, text_data
 from bot.undo import Refusal
@@ -276,6 +277,11 @@ class JudgeDesk:
         if cmd is None:
             r.say(t("not_understood"))
             return
+        if isinstance(cmd, engine_commands.JudgeSetTime) and cmd.which == "close":
+            refusal = _close_refusal(self.ctx.service.state(r.code), cmd.at)
+            if refusal is not None:
+                r.say(refusal)
+                return
         self.submitter.submit(r, cmd, at=at)
 
     @handles("pause", "resume", stage=GAME, role=JUDGE)
@@ -405,6 +411,19 @@ class JudgeDesk:
         self.chats.set_feed(r.sender, chosen, mine[0])
         r.say(t("feed_set", code=mine[0], **fields))
 
+
+
+def _close_refusal(state: GameState, at: datetime) -> str | None:
+    """`关门 HH:MM` names the next such time (P-CLOCK-2); one that does not come before the
+    next day opens is refused here with the moment it named and the open it passed (the
+    engine's own check, P-TIME-2, would only say that the day's times do not hold)."""
+    if not state.phase.startswith("D"):
+        return None  # (the engine says there is no day to close)
+    opens = state.schedule.open_at(state.day + 1)
+    if at < opens:
+        return None
+    return t("close_after_next_open", time=time_text(at.time()), at=time_text(at),
+             day=state.day + 1, open=time_text(opens))
 
 
 def _trailing_time(text: str) -> tuple[str, time | None]:

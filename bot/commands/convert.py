@@ -108,8 +108,8 @@ def judge_command(p: Parsed, *, at: datetime) -> Command | None:
         return JudgeCard(seat=p.seats[0], color="yellow" if v == "yellow" else "red")
     if v in ("notice", "contact"):
         return JudgeWaiver(seat=p.seats[0], waiver="notice" if v == "notice" else "contact")
-    if v == "close_at":
-        return JudgeSetTime(which="close", at=_on_day_of(at, p))
+    if v == "close_at":  # the next such time: 关门 00:30 at 21:00 runs the day past midnight
+        return JudgeSetTime(which="close", at=_next(at, p))  # (P-CLOCK-2)
     if v == "open_at":  # the next open: 开门 08:00 at 22:00 is tomorrow's (P-CLOCK-1)
         return JudgeSetTime(which="open", at=_next(at, p))
     if v == "schedule":

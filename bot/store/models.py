@@ -8,13 +8,14 @@ PostgreSQL, not `jsonb`: jsonb reorders keys, and the engine's dict order is par
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -370,3 +371,102 @@ class JudgeSetting(Base):
 
     contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     judge_feed: Mapped[str] = mapped_column(String(8), default="summary")
+
+
+# A community's memory (issue 31, docs/records.md): what the records read, written once a game
+# is over and its export verifies; never written by a game's own commands.
+
+
+class GameRecord(Base):
+    """One finished game's summary, made from its verified export (bot/records): `outcome`
+    won | ended (the judge's 结束) | halted (停局, waiting for a ruling forever) | refused (its
+    export did not verify: in no table). `digest` is the SHA-256 of the export's signed header,
+    players and log: what ties this row to the signed log (`wolfjudge stats --verify`)."""
+
+    __tablename__ = "game_records"
+    __table_args__ = (Index("ix_game_records_host_ended", "host", "ended_at"),)
+
+    game_id: Mapped[str] = mapped_column(String(64), _game_fk(), primary_key=True)
+    host: Mapped[str | None] = mapped_column(String(128))  # the game's host: its community
+    ruleset: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    # the board: canonical JSON of the ruleset, seat count, options away from their defaults
+    # and the judge's own role set (bot/records/summary.py `board_key`)
+    board: Mapped[str] = mapped_column(String(512))
+    outcome: Mapped[str] = mapped_column(String(8))
+    winner: Mapped[str | None] = mapped_column(String(32))
+    day: Mapped[int] = mapped_column(Integer)  # the game day it ended on
+    ended_at: Mapped[datetime] = mapped_column(DateTime)  # naive UTC (what seasons compare)
+    ended_on: Mapped[date] = mapped_column(Date)  # the date on the game's own clock
+    digest: Mapped[str] = mapped_column(String(64))
+    last_seq: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str | None] = mapped_column(Text)  # refused: the checks that failed
+    recorded_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RecordSeat(Base):
+    """A seat of a recorded game: who held it at the end (the binding), its 马甲 and role as
+    the signed log has them, its camp at the end, and how it went out. `result`: win | loss
+    (None: a game that counts for no rate). The game's host, outcome and end are repeated
+    here so that a leaderboard is one aggregate over one index (ix_record_seats_community)."""
+
+    __tablename__ = "record_seats"
+    __table_args__ = (Index("ix_record_seats_community", "host", "contact_id", "ended_at",
+                            "outcome", "result"),)
+
+    game_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("game_records.game_id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    host: Mapped[str | None] = mapped_column(String(128))
+    outcome: Mapped[str] = mapped_column(String(8))
+    ended_at: Mapped[datetime] = mapped_column(DateTime)
+    contact_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    forum_name: Mapped[str | None] = mapped_column(String(128), index=True)
+    role: Mapped[str | None] = mapped_column(String(32))
+    camp: Mapped[str | None] = mapped_column(String(32))
+    result: Mapped[str | None] = mapped_column(String(8))
+    out_cause: Mapped[str | None] = mapped_column(String(32))
+    out_phase: Mapped[str | None] = mapped_column(String(16))
+    yellow: Mapped[int] = mapped_column(Integer, default=0)
+    red: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Season(Base):
+    """A season of a community (`赛季 开始 NAME` … `赛季 结束`): the games that ended between
+    its start and its end (naive UTC) are its games."""
+
+    __tablename__ = "seasons"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    host: Mapped[str | None] = mapped_column(String(128), index=True)
+    name: Mapped[str] = mapped_column(String(32))
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime)
+    started_by: Mapped[str] = mapped_column(String(128))
+    ended_by: Mapped[str | None] = mapped_column(String(128))
+
+
+class RecordPrivacy(Base):
+    """A contact who hides their records (`战绩 隐藏`): 匿名 in every table but the judges'."""
+
+    __tablename__ = "record_privacy"
+
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    hidden: Mapped[bool] = mapped_column(Boolean)
+    changed_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Simulation(Base):
+    """The simulator's numbers for a board (`wolfjudge simulate` with the board's options),
+    computed once, beside the real games' (bot/records/balance.py). `status`: done | failed."""
+
+    __tablename__ = "simulations"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    board: Mapped[str] = mapped_column(String(512))
+    agent: Mapped[str] = mapped_column(String(16))
+    games: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(8))
+    result: Mapped[Any | None] = mapped_column(JSON)
+    computed_at: Mapped[datetime] = mapped_column(DateTime)

@@ -26,14 +26,17 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 
 from bot.chat.bot import ChatBot
+from bot.chat.desk_records import new_slug
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.gametime import utcnow, wall_clock, zone
 from bot.ids import GAME_ID
+from bot.records.balance import Background
+from bot.records.report import pct
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import t, text_data
 from bot.transport import Incoming
-from bot.web import pages
+from bot.web import community, pages
 from bot.web.links import Claim, Kind, Links
 from bot.web.replay import replay_data, replay_page
 
@@ -50,15 +53,18 @@ HEADERS = {
 
 
 def create_app(service: Service, chats: ChatStore, links: Links,
-               now: Callable[[], datetime] = utcnow, bot: ChatBot | None = None) -> FastAPI:
+               now: Callable[[], datetime] = utcnow, bot: ChatBot | None = None,
+               simulations: Callable[[str], None] | None = None) -> FastAPI:
     """The pages of `service`'s games. `bot`: the chat bot that takes what is typed on a page
     (the same router and checks as a DM); None: the pages only read (`wolfjudge web` beside a
-    bot in another process)."""
+    bot in another process). `simulations`: how a board the community page shows gets the
+    simulator's numbers computed (default: once, in a process of its own)."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.globals["t"] = t
     env.globals["data"] = text_data
+    env.globals["pct"] = pct
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     limits = RateLimits()
     lock = threading.Lock()  # one page action at a time (the chat bot's own order)
@@ -189,9 +195,13 @@ def create_app(service: Service, chats: ChatStore, links: Links,
                 data = None
         if data is None:
             return page("denied.html", status=404, reason=t("web.replay_not_over"))
+        data["community"] = community.community_link(service, code, new_slug)
         built = replay_page(data)
         return HTMLResponse(built.html, headers={"Content-Security-Policy": built.csp})
 
+    # the community pages (records, leaderboard, boards): /c/SLUG (bot/web/community.py)
+    community.mount(app, service, page, simulations or Background(
+        service.db.engine.url.render_as_string(hide_password=False)).request)
     return app
 
 

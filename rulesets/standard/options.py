@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import time
 from operator import attrgetter
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, StrictBool
 from pydantic_core import PydanticCustomError
@@ -53,6 +53,9 @@ class StandardOptions(SharedOptions):
     standard_guard_save_collision: Literal["dies", "lives"] = opt(
         "standard.guard_save_collision", "dies")
     standard_hunter_poisoned_shoots: StrictBool = opt("standard.hunter_poisoned_shoots", False)
+    # S-HUNTER-4: which of a kill and a poison on the hunter the same night puts him out
+    standard_hunter_killed_and_poisoned: Literal["poison", "kill"] = opt(
+        "standard.hunter_killed_and_poisoned", "poison")
     standard_day1: Literal["sheriff_only", "sheriff_then_exile"] = opt(
         "standard.day1", "sheriff_only")
     standard_sheriff_signup: str = opt("standard.sheriff_signup", "12:00")
@@ -64,6 +67,10 @@ class StandardOptions(SharedOptions):
     standard_last_words: Literal["first_night_and_exiled", "all", "exiled_only"] = opt(
         "standard.last_words", "first_night_and_exiled")
     standard_win: Literal["side", "all"] = opt("standard.win", "side")
+
+    # (added after standard games were stored: kept in a game's options only when set)
+    added_keys: ClassVar[frozenset[str]] = SharedOptions.added_keys | {
+        "standard.hunter_killed_and_poisoned"}
 
     def election_times(self) -> tuple[tuple[str, int], tuple[str, int]]:
         return (election_time(self.standard_sheriff_signup),

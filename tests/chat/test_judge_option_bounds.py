@@ -31,3 +31,26 @@ def test_a_night_deadline_of_no_length_is_refused_by_the_settings_too(table: Tab
     assert "无效" in answer and "至少 1 分钟" in answer, answer
     lobby = table.bot.chats.lobby(code)
     assert lobby is not None and "deadlines.night_action" not in lobby.options
+
+
+@pytest.mark.rules("P-LOBBY-1")
+@pytest.mark.parametrize("option", [
+    "deadlines.after_exile=0", "deadlines.after_exile=0min", "deadlines.revote=0",
+    "deadlines.revote=0h"])
+def test_a_day_deadline_after_the_close_of_no_length_is_refused(table: Table,
+                                                                 option: str) -> None:
+    """The handover and shot of a seat exiled at the close, and a PK revote, are due that
+    long after the close: 0 would make them due at once (a random handover with a card, a
+    lost shot, a revote nobody can cast), so it is refused with the bound, in Chinese."""
+    answer = table.reply(JUDGE, f"新游戏 经典 {option}")
+    assert "无效" in answer and "至少 1 分钟" in answer and "游戏码" not in answer, answer
+    assert "游戏码" in table.reply(JUDGE, f"新游戏 经典 {option.split('=')[0]}=1min")
+
+
+@pytest.mark.rules("P-LOBBY-1")
+def test_the_zero_that_means_none_is_still_taken(table: Table) -> None:
+    """Where 0 means something (no reminder, no freeze on changes, proxies until the close),
+    it stays accepted."""
+    answer = table.reply(JUDGE, "新游戏 标准 reminders.before=0 deadlines.change_freeze=0 "
+                                "deadlines.proxy_cutoff=0")
+    assert "游戏码" in answer, answer

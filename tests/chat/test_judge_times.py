@@ -1,8 +1,10 @@
-"""The judge's times in chat (`开门`, `关门`; docs/rules-judge.md P-CLOCK-1): an HH:MM names
-the next such moment, so that the next open at night is tomorrow's."""
+"""The judge's times in chat (`开门`, `关门`, `延时`; docs/rules-judge.md P-CLOCK-1, P-CLOCK-2): an
+HH:MM names the next such moment, so that the next open at night is tomorrow's and a close
+after midnight runs the day past midnight; every time told without seconds."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -37,10 +39,64 @@ def test_the_next_open_set_by_day_is_tomorrows_and_after_midnight_todays(
     assert table.state.schedule.open_at(2) == datetime(2026, 12, 2, 10, 0)
 
 
-@pytest.mark.rules("P-CLOCK-1")
-def test_a_close_in_the_past_is_still_refused(tmp_path: Path) -> None:
+@pytest.mark.rules("P-CLOCK-2")
+def test_a_close_after_midnight_runs_the_day_past_midnight(tmp_path: Path) -> None:
+    """`关门 00:30` sent at 20:30 on a day that closes at 21:00: the next 00:30, tomorrow's,
+    before day 2 opens at 09:00."""
+    table = Table(tmp_path)
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 20, 30))
+    reply = table.say(JUDGE, "关门 00:30")
+    assert "晚于现在" not in reply, reply
+    assert "12-02 00:30" in reply, reply
+    assert table.state.schedule.close_at(1) == datetime(2026, 12, 2, 0, 30)
+    table.move(datetime(2026, 12, 2, 0, 10))
+    assert table.state.phase == "D1"
+    table.say(JUDGE, "关门 00:45")  # after midnight: today's 00:45, still to come
+    assert table.state.schedule.close_at(1) == datetime(2026, 12, 2, 0, 45)
+    table.move(datetime(2026, 12, 2, 0, 45))
+    assert table.state.phase == "N1"
+
+
+@pytest.mark.rules("P-CLOCK-2")
+def test_a_close_that_would_pass_the_next_open_is_refused_with_the_reason(
+        tmp_path: Path) -> None:
+    """At 12:00, `关门 11:00` names tomorrow's 11:00, after day 2 opens (09:00): refused,
+    saying which moment it named and why, and nothing moves."""
     table = Table(tmp_path)
     _day1(table)
     table.move(datetime(2026, 12, 1, 12, 0))
-    assert "晚于现在" in table.say(JUDGE, "关门 11:00")
+    reply = table.say(JUDGE, "关门 11:00")
+    assert "12-02 11:00" in reply and "12-02 09:00" in reply and "开门" in reply, reply
     assert table.state.schedule.close_at(1) == datetime(2026, 12, 1, 21, 0)
+    assert table.state.schedule.open_at(2) == datetime(2026, 12, 2, 9, 0)
+    table.say(JUDGE, "开门 12:00")  # day 2 opens later: then tomorrow's 11:00 will do
+    table.say(JUDGE, "关门 11:00")
+    assert table.state.schedule.close_at(1) == datetime(2026, 12, 2, 11, 0)
+
+
+SECONDS = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+
+
+@pytest.mark.rules("P-CLOCK-1")
+def test_the_judges_times_are_told_without_seconds(tmp_path: Path) -> None:
+    """Issue 33, "Times never with seconds": 关门, 开门, 作息, 延时, 暂停 and 继续, their replies
+    and what the table is told, each time as `12-01 22:30` (or `22:30`), never `22:30:00`."""
+    table = Table(tmp_path)
+    _day1(table)
+    before = len(table.transport.sent)
+    table.move(datetime(2026, 12, 1, 12, 0))
+    table.say(JUDGE, "关门 22:30")
+    table.say(JUDGE, "开门 08:30")
+    table.say(JUDGE, "作息 09:30-21:30")
+    table.say(JUDGE, "暂停")
+    table.move(datetime(2026, 12, 1, 12, 30))
+    table.say(JUDGE, "继续")
+    table.move(datetime(2026, 12, 1, 23, 0))
+    seer = table.role_seat("seer")
+    assert "12-02 01:00" in table.say(JUDGE, f"延时 {seer} 01:00")
+    texts = [s.text for s in table.transport.sent[before:] if s.text]
+    assert any("关门时间改为 12-01 22:30" in text for text in texts), texts
+    assert any("12-02 01:00" in text for text in texts), texts
+    timed = [text for text in texts if SECONDS.search(text)]
+    assert not timed, timed

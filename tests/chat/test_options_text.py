@@ -51,6 +51,12 @@ def test_every_option_comes_from_the_models_with_its_default_and_values() -> Non
     review = options_text.option("resolve.review_minutes")
     assert (review.kind, review.low, review.high) == ("duration", 0, 240)
     assert options_text.option("cards.yellow_to_red").kind == "count"
+    # a deadline people act by is at least a minute; where 0 means something, it is offered
+    for key, low in (("deadlines.night_action", 1), ("deadlines.after_exile", 1),
+                     ("deadlines.revote", 1), ("deadlines.witch", 1),
+                     ("reminders.before", 0), ("deadlines.change_freeze", 0)):
+        assert options_text.option(key).low == low, key
+    assert options_text.option("classic.guard_deadline", "classic").low == 1
     assert [c.typed for c in options_text.choices("votes.channel")] == list(
         CHAT_OPTIONS["votes.channel"])
     assert [c.typed for c in options_text.choices("check.no_unlost_camp", "standard")] == [

@@ -153,6 +153,19 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
     ("法官通知 摘要", P("feed", words=("summary",))),
     ("法官通知 关闭", P("feed", words=("off",))),
     ("法官通知", P("feed")),
+    # a community's records (docs/records.md)
+    ("战绩", P("records")),
+    ("战绩 马甲01", P("records", text="马甲01")),
+    ("战绩 隐藏", P("records", words=("hide",))),
+    ("战绩 公开", P("records", words=("show",))),
+    ("排行", P("ranking")),
+    ("排行榜", P("ranking")),
+    ("排行 全部", P("ranking", words=("all",))),
+    ("排行 第一季", P("ranking", text="第一季")),
+    ("排行 换链接", P("ranking", words=("relink",))),
+    ("赛季", P("season")),
+    ("赛季 开始 第一季", P("season", words=("start",), text="第一季")),
+    ("赛季 结束", P("season", words=("end",))),
 ]
 
 

@@ -1,8 +1,9 @@
-"""猎人 (S-HUNTER-1..3): going out other than by poison (unless standard.hunter_poisoned_shoots)
+"""猎人 (S-HUNTER-1..4): going out other than by poison (unless standard.hunter_poisoned_shoots)
 or a red card, he may shoot one other living character, announced to everyone; deadlines as
-P-DL-6, no card; a hunter-sheriff shoots before the badge passes. Over rulesets/common/shot.py.
-The shot is owed only after the CHECK of his going out and fired only by a command, so a win
-reached in the night comes first (S-WIN-3)."""
+P-DL-6, no card; a hunter-sheriff shoots before the badge passes; killed and poisoned the same
+night, he goes out by the poison (unless standard.hunter_killed_and_poisoned=kill). Over
+rulesets/common/shot.py. The shot is owed only after the CHECK of his going out and fired only
+by a command, so a win reached in the night comes first (S-WIN-3)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from engine.commands import Act
 from engine.context import Ctx
 from engine.model import Deadline, Seat
 from rulesets.common import shot
-from rulesets.common.roles import DirectSkill, Role
+from rulesets.common.kill import KILL_SLOT
+from rulesets.common.roles import DirectSkill, Resolution, Role
+from rulesets.common.witch import WITCH_SLOT
 from rulesets.standard.base import SHOT_IN
 from rulesets.standard.options import opts
 
@@ -43,6 +46,17 @@ def _hit(ctx: Ctx, hunter: Seat, target: int) -> None:
     ctx.put_out(target, "shot")
 
 
+def _killed_and_poisoned(ctx: Ctx, res: Resolution) -> None:
+    """S-HUNTER-4: a hunter who is both tonight's kill target and the poison's is left to the
+    poison (被刀又被毒: the poison decides), which puts him out in its step after the kill's,
+    whatever the shield and the antidote did; `kill` keeps RULES.md's order (the kill first)."""
+    target = res.target(KILL_SLOT)
+    if (target is not None and target == res.target(WITCH_SLOT, "poison")
+            and ctx.peek(target).role == "hunter"
+            and opts(ctx).standard_hunter_killed_and_poisoned == "poison"):
+        res.marks["to_the_poison"] = target
+
+
 def _missed(ctx: Ctx, deadline: Deadline) -> None:
     shot.missed(ctx, deadline.seats, skill=GUN, yellow=False)  # S-HUNTER-2
 
@@ -56,6 +70,7 @@ ROLE = Role(
     claims=_claims,
     claimed=("shoot",),
     after_out=_after_out,
+    steps={"killed_and_poisoned": _killed_and_poisoned},
     may_handover=_may_handover,
     deadline_kinds={shot.KIND: shot.DEADLINE_KIND},
     deadline=_missed,

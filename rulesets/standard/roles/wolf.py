@@ -67,9 +67,10 @@ def _destruct(ctx: Ctx, st: Seat, cmd: Act) -> None:
 
 
 def _resolve_kill(ctx: Ctx, res: Resolution) -> None:
-    """The kill against the shield and the antidote marked by earlier steps (S-NIGHT-1)."""
+    """The kill against the shield and the antidote marked by earlier steps (S-NIGHT-1); a
+    target left to the poison (S-HUNTER-4) is the poison's."""
     target = res.target(KILL_SLOT)
-    if target is None:
+    if target is None or target == res.marks.get("to_the_poison"):
         return
     shielded, saved = target == res.marks.get("shield"), target == res.marks.get("save")
     if shielded and saved:
