@@ -188,7 +188,7 @@ def run(games: int, commits: int, renders: int, seed: int) -> dict[str, Any]:
         links = Links("bench-secret", lambda: NOW + timedelta(hours=1))
         app = create_app(service, bot.chats, links, now=lambda: NOW + timedelta(hours=1),
                          bot=bot)
-        deliver(service.db, bot.sender)  # the deals, before anyone watches
+        deliver(service.db, bot.courier)  # the deals, before anyone watches
         seats = [(code, n) for code in codes for n in range(1, 13)]
         tokens = {s: links.make("p", s[0], f"wx-{s[0]}-{s[1]}", s[1], 0) for s in seats}
         index = {f"wx-{code}-{n}": i for i, (code, n) in enumerate(seats)}
@@ -212,7 +212,7 @@ def run(games: int, commits: int, renders: int, seed: int) -> dict[str, Any]:
                 t0 = time.perf_counter()
                 service.submit(code, JudgeCard(seat=seat, color="yellow"),
                                now=NOW + timedelta(minutes=1 + i))
-                deliver(service.db, bot.sender)
+                deliver(service.db, bot.courier)
                 concerned = {index[k[2]] for k in woken if k[0] == "to" and k[2] in index}
                 if not streams.wait({j: before[j] for j in concerned}):
                     missed += 1

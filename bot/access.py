@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from bot.router import Asker
 from engine.commands import Command
+
+if TYPE_CHECKING:
+    from bot.store.chat import Sender
 
 # Vote modes a player may send for their own seat; the others ("correct": the judge's own
 # correction entry, "void": a malformed forum post) are entered by a judge.
@@ -28,6 +32,12 @@ def env_judges() -> frozenset[str]:
 def is_judge(contact: str, judges: Iterable[str], game_judge: str | None) -> bool:
     """Whether `contact` judges a game: a judge of the bot, or the game's own."""
     return contact in judges or (game_judge is not None and contact == game_judge)
+
+
+def judges_game(who: Sender, judges: Iterable[str], game_id: str | None) -> bool:
+    """Whether the sender of a message judges the game `game_id` (None: no game of ours): a
+    judge of the bot, or the game's own (`who`: bot/store/chat.py, looked up once)."""
+    return who.contact in judges or (game_id is not None and game_id in who.judged)
 
 
 def permitted(cmd: Command, sender: str, judges: frozenset[str], game_judge: str | None,

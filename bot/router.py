@@ -2,7 +2,7 @@
 
     events + state + rooms + the judge's feed ─> route() ─> [Message] ─> outbox rows
 
-Each event goes where its audience allows (shared/ARCHITECTURE.md, "Secrets"):
+Each event goes where its audience allows (docs/spec/ARCHITECTURE.md, "Secrets"):
 
 - public: as the event's payload model declares its reach (engine/payloads.py `Reach`): an
   announcement (TABLE) goes once to the game's public room when it has one; without one (a

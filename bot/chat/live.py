@@ -36,7 +36,7 @@ from bot.chat.bot import ChatBot
 from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
 from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
-from bot.outbox import Sender, deliver
+from bot.outbox import Courier, deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
@@ -125,9 +125,9 @@ class Deliverer:
     """The outbox's only deliverer: a thread woken by `poke`, and every few seconds for
     retries that came due."""
 
-    def __init__(self, service: Service, sender: Sender, every: float = 5.0) -> None:
+    def __init__(self, service: Service, courier: Courier, every: float = 5.0) -> None:
         self.service = service
-        self.sender = sender
+        self.courier = courier
         self.every = every
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -149,7 +149,7 @@ class Deliverer:
             self._wake.wait(self.every)
             self._wake.clear()
             try:
-                deliver(self.service.db, self.sender)
+                deliver(self.service.db, self.courier)
             except Exception:  # the database is away: try again on the next wake
                 log.exception("outbox delivery failed")
 
@@ -212,7 +212,7 @@ def run(*, clock: str | None = None, channel_name: str | None = None,
     if web is not None:
         serve_in_background(service, web, web_settings, clocked.bot)
     bot = clocked.bot
-    deliverer = Deliverer(service, bot.sender)
+    deliverer = Deliverer(service, bot.courier)
     bot.on_deliver = deliverer.poke
     service.on_commit.append(lambda _gid: deliverer.poke())
     transport.handler = clocked.incoming  # with --clock, messages come at the virtual time

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from bot.commands.parse import Parsed
 from bot.commands.vocabulary import VERBS
 from bot.outbox import NORMAL, REPLY
-from bot.store.chat import ChatStore
+from bot.store.chat import ChatStore, Sender
 from bot.store.models import Lobby
 from bot.transport import Incoming
 from bot.web.links import PageLinks
@@ -50,11 +50,13 @@ F = TypeVar("F", bound=Callable[..., None])
 
 @dataclass
 class Request:
-    """One command being handled: the message, what it says, the game it is for, who sent
-    it (a judge of that game, the seat they hold), and the replies so far."""
+    """One command being handled: the message, what it says, who sent it where (`who`, looked
+    up once per message), the game it is for, the sender's rank in it (a judge of that game,
+    the seat they hold), and the replies so far."""
 
     msg: Incoming
     p: Parsed
+    who: Sender
     code: str | None = None
     lobby: Lobby | None = None
     judge: bool = False
@@ -65,6 +67,7 @@ class Request:
 
     @property
     def sender(self) -> str:
+        """The sender's contact id."""
         return self.msg.sender
 
     def say(self, text: str, *, game: str | None = None) -> None:

@@ -6,12 +6,24 @@ the chat layer itself runs no SQL."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import (
+    Integer,
+    String,
+    cast,
+    delete,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -106,15 +118,112 @@ class Taken:
     history: list[str]
 
 
+@dataclass(frozen=True)
+class Sender:
+    """Who sent a message and where (issue 33): looked up once per message, by
+    `ChatStore.sender`, and handed down (the request, the desks, the access checks).
+
+    `seats`: the seat the contact holds in each game of this account (over or not); `playing`:
+    those games not over; `joined`: the open lobbies the contact joined; `judged`: the lobbies
+    and games, not cancelled, whose own judge the contact is (in code order), `judged_over`:
+    those of them that are over; `room`: the room the message was said in (None: a DM), with
+    the game and group it is the room of (None: a room of no game of this account);
+    `handled`: the message id was handled before (it is not handled again)."""
+
+    contact: str
+    seats: Mapping[str, int] = field(default_factory=dict)
+    playing: frozenset[str] = frozenset()
+    joined: frozenset[str] = frozenset()
+    judged: tuple[str, ...] = ()
+    judged_over: frozenset[str] = frozenset()
+    room: str | None = None
+    room_game: str | None = None
+    room_group: str | None = None
+    handled: bool = False
+
+    def seat(self, game_id: str) -> int | None:
+        return self.seats.get(game_id)
+
+    def games(self) -> list[str]:
+        """The games not over and the open lobbies the contact plays in."""
+        return sorted(self.playing | self.joined)
+
+    def active_judged(self) -> list[str]:
+        """`judged`, without the games that are over."""
+        return [c for c in self.judged if c not in self.judged_over]
+
+    def seats_playing(self) -> list[tuple[str, int]]:
+        """(game, seat) of each game not over the contact holds a seat in, in game order."""
+        return [(g, self.seats[g]) for g in sorted(self.playing)]
+
+
 class ChatStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    # messages handled ----------------------------------------------------------------------------
-    def seen(self, msg_key: str) -> bool:
+    # who sent a message --------------------------------------------------------------------------
+    def sender(self, contact: str | None, room: str | None = None,
+               msg_key: str | None = None) -> Sender:
+        """Everything the chat layer asks of who sent a message and where, in one statement:
+        the contact's seats, joined lobbies and judged games; the game and group of `room`;
+        whether `msg_key` was handled. Every channel builds its `Sender` here, from its own
+        identities (a contact id, a room id); None: a room's, with no contact."""
+        host = self.db.host
+        # one UNION ALL: (what, game, seat, word); the first part types the columns
+        parts = [] if contact is None else [
+            select(cast(literal("seat"), String), Player.game_id, Player.seat, Game.status)
+            .join(Game, Game.id == Player.game_id)
+            .where(Player.contact_id == contact, of_host(Game.host, host)),
+            select(cast(literal("joined"), String), LobbyPlayer.code, cast(null(), Integer),
+                   Lobby.status).join(Lobby, Lobby.code == LobbyPlayer.code)
+            .where(LobbyPlayer.contact_id == contact, Lobby.status == "open",
+                   of_host(Lobby.host, host)),
+            select(cast(literal("judge"), String), Lobby.code, cast(null(), Integer),
+                   Game.status).outerjoin(Game, Game.id == Lobby.code)
+            .where(Lobby.judge == contact, Lobby.status.in_(ENDS), of_host(Lobby.host, host)),
+        ]
+        if room is not None:
+            parts.append(select(cast(literal("room"), String), Room.game_id,
+                                cast(null(), Integer), Room.name)
+                         .join(Game, Game.id == Room.game_id)
+                         .where(Room.room_id == room, of_host(Game.host, host)))
+        if msg_key is not None:
+            parts.append(select(cast(literal("handled"), String), ChatMessage.msg_id,
+                                cast(null(), Integer), cast(null(), String))
+                         .where(ChatMessage.msg_id == msg_key))
+        seats: dict[str, int] = {}
+        playing: set[str] = set()
+        joined: set[str] = set()
+        judged: set[str] = set()
+        over: set[str] = set()
+        found_room: tuple[str, str] | None = None
+        handled = False
+        if not parts:
+            return Sender(contact="")
         with self.db.read() as s:
-            return s.get(ChatMessage, msg_key) is not None
+            rows = s.execute(union_all(*parts)).all()
+        for what, game, seat, word in rows:
+            if what == "seat":
+                seats[game] = seat
+                if word == "active":
+                    playing.add(game)
+            elif what == "joined":
+                joined.add(game)
+            elif what == "judge":
+                judged.add(game)
+                if word is not None and word != "active":
+                    over.add(game)
+            elif what == "room":
+                found_room = found_room or (game, word)
+            else:
+                handled = True
+        return Sender(contact=contact or "", seats=seats, playing=frozenset(playing),
+                      joined=frozenset(joined), judged=tuple(sorted(judged)),
+                      judged_over=frozenset(over), room=room,
+                      room_game=found_room[0] if found_room else None,
+                      room_group=found_room[1] if found_room else None, handled=handled)
 
+    # messages handled ----------------------------------------------------------------------------
     def handled(self, msg_key: str, sender: str, at: datetime,
                 replies: Sequence[tuple[str, str, int, str | None, bool]]) -> bool:
         """The message marked handled together with its replies (to, text, priority, the
@@ -317,13 +426,6 @@ class ChatStore:
                 s.delete(row)
 
     # who plays and judges what -----------------------------------------------------------------
-    def judged(self, contact: str) -> list[str]:
-        """The lobbies and games not over that `contact` judges."""
-        with self.db.read() as s:
-            return list(s.scalars(select(Lobby.code).where(
-                Lobby.judge == contact, Lobby.status.in_(ENDS),
-                of_host(Lobby.host, self.db.host)).order_by(Lobby.code)))
-
     def finished_judged(self, contact: str) -> list[str]:
         """The games over that `contact` judged, latest first (for `重开`)."""
         with self.db.read() as s:
@@ -331,25 +433,6 @@ class ChatStore:
                 Lobby.judge == contact, Game.status != "active",
                 of_host(Lobby.host, self.db.host)).order_by(Lobby.created_at.desc(),
                                                             Lobby.code.desc())))
-
-    def active_judged(self, contact: str) -> list[str]:
-        """`judged`, without the games that are over."""
-        with self.db.read() as s:
-            over = set(s.scalars(select(Game.id).where(Game.status != "active")))
-        return [c for c in self.judged(contact) if c not in over]
-
-    def player_games(self, contact: str) -> list[str]:
-        """The active games (and open lobbies) the contact plays in."""
-        with self.db.read() as s:
-            games = set(s.scalars(select(Player.game_id).join(Game, Game.id == Player.game_id)
-                                  .where(Player.contact_id == contact,
-                                         Game.status == "active",
-                                         of_host(Game.host, self.db.host))))
-            games |= set(s.scalars(select(LobbyPlayer.code).join(
-                Lobby, Lobby.code == LobbyPlayer.code).where(
-                LobbyPlayer.contact_id == contact, Lobby.status == "open",
-                of_host(Lobby.host, self.db.host))))
-        return sorted(games)
 
     def players(self, game_id: str) -> dict[int, tuple[str | None, str | None]]:
         """Each seat's contact and 马甲."""
@@ -366,14 +449,6 @@ class ChatStore:
             return s.scalar(select(Game.judge_contact).where(Game.id == game_id))
 
     # rooms ---------------------------------------------------------------------------------------
-    def room_of(self, room_id: str | None) -> tuple[str, str] | None:
-        """The game and the group whose room this is."""
-        with self.db.read() as s:
-            row = s.execute(select(Room.game_id, Room.name).join(Game, Game.id == Room.game_id)
-                            .where(Room.room_id == room_id, of_host(Game.host, self.db.host))
-                            ).first()
-            return (row.game_id, row.name) if row else None
-
     def room_names(self, game_id: str) -> set[str]:
         with self.db.read() as s:
             return set(s.scalars(select(Room.name).where(Room.game_id == game_id)))
@@ -642,14 +717,6 @@ class ChatStore:
             value = s.scalar(select(Secret.value).where(Secret.name == name))
         assert value is not None
         return value
-
-    def players_of(self, contact: str) -> list[tuple[str, int]]:
-        """The games not over in which `contact` holds a seat: (code, seat)."""
-        with self.db.read() as s:
-            return [(g, n) for g, n in s.execute(
-                select(Player.game_id, Player.seat).join(Game, Game.id == Player.game_id)
-                .where(Player.contact_id == contact, Game.status == "active",
-                       of_host(Game.host, self.db.host)).order_by(Player.game_id))]
 
     # the log, as the chat layer reads it ---------------------------------------------------------
     def last_events(self, game_id: str) -> list[Event]:

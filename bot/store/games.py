@@ -1,5 +1,5 @@
 """The game store: every statement on a game's rows, the snapshot cache, and one command's
-read and write (shared/ARCHITECTURE.md: load → engine.handle → one transaction).
+read and write (docs/spec/ARCHITECTURE.md: load → engine.handle → one transaction).
 
 One accepted command is one transaction: its log rows (a `command` row, then the events it
 produced) appended under the primary key (game_id, seq), the snapshot written with a version

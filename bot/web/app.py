@@ -95,8 +95,8 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     hub = live.Hub()
     app.state.hub = hub
     if bot is not None:  # the streams wake on what this bot commits and delivers
-        inner = bot.sender.inner if isinstance(bot.sender, live.Notifying) else bot.sender
-        bot.sender = live.Notifying(inner, hub, chats, [pusher] if pusher else [])
+        inner = bot.courier.inner if isinstance(bot.courier, live.Notifying) else bot.courier
+        bot.courier = live.Notifying(inner, hub, chats, [pusher] if pusher else [])
         service.on_commit_state.append(hub.committed)
 
     app.add_middleware(Guard, too_large=lambda: page(

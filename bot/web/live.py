@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
-from bot.outbox import OutgoingMessage, Sender
+from bot.outbox import Courier, OutgoingMessage
 from bot.router import PAGE, announced
 from bot.store.chat import ROOM_CHANNELS, ChatStore
 from engine.events import Event
@@ -124,9 +124,9 @@ class Hub:
 
 
 class Notifying:
-    """The outbox's sender, telling the hub (and the push reminders) of each row sent."""
+    """The outbox's courier, telling the hub (and the push reminders) of each row sent."""
 
-    def __init__(self, inner: Sender, hub: Hub, chats: ChatStore,
+    def __init__(self, inner: Courier, hub: Hub, chats: ChatStore,
                  also: Iterable[object] = ()) -> None:
         self.inner = inner
         self.hub = hub

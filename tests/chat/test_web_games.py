@@ -27,7 +27,7 @@ from bot.chat.demo import Demo
 from bot.render import render_event
 from bot.router import announced
 from bot.service import event_of
-from bot.transport import TransportSender
+from bot.transport import TransportCourier
 from bot.transport.console import ConsoleTransport, Output
 from bot.transport.memory import Sent
 from bot.web.app import create_app
@@ -107,7 +107,7 @@ class PagedDemo(Demo):
         self.recording = Recording(self.out)
         bot = self.console.bot
         self.console.transport = bot.transport = bot.rooms.transport = self.recording
-        bot.sender = TransportSender(self.recording)
+        bot.courier = TransportCourier(self.recording)
 
     def pages(self) -> None:
         if not self.code:
