@@ -1,8 +1,8 @@
 """Push reminders (issue 30): the browsers that asked for them (per contact), and whether an
 outbox row asks its reader to act (a push reminder goes with it).
 
-Revision ID: 0014a
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-12-05 12:00:00
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0014a'
-down_revision: str | None = '0013'
+revision: str = '0015'
+down_revision: str | None = '0014'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
