@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from bot.router import Asker
 from engine.commands import Command
+
+if TYPE_CHECKING:
+    from bot.store.chat import Sender
 
 # Vote modes a player may send for their own seat; the others ("correct": the judge's own
 # correction entry, "void": a malformed forum post) are entered by a judge.
@@ -31,11 +35,17 @@ def is_judge(contact: str, judges: Iterable[str], game_judge: str | None) -> boo
     return contact in judges or (game_judge is not None and contact == game_judge)
 
 
-def may_create(contact: str, judges: Iterable[str], granted: bool) -> bool:
-    """Whether `contact` may create games (`新游戏`, `重开`, `复盘`): a judge of the bot, or a
+def judges_game(who: Sender, judges: Iterable[str], game_id: str | None) -> bool:
+    """Whether the sender of a message judges the game `game_id` (None: no game of ours): a
+    judge of the bot, or the game's own (`who`: bot/store/chat.py, looked up once)."""
+    return who.contact in judges or (game_id is not None and game_id in who.judged)
+
+
+def may_create(who: Sender, judges: Iterable[str]) -> bool:
+    """Whether the sender may create games (`新游戏`, `重开`, `复盘`): a judge of the bot, or a
     contact granted that right on the server (`wolfjudge judge-link`: the pages' judges,
     who judge what they create and nothing else)."""
-    return contact in judges or granted
+    return who.contact in judges or who.granted
 
 
 def permitted(cmd: Command, sender: str, judges: frozenset[str], game_judge: str | None,

@@ -499,7 +499,7 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wolfjudge", description="狼人杀 forum game judge")
     sub = parser.add_subparsers(dest="command", required=True)
-    scenario = sub.add_parser("scenario", help="scenario files (shared/SCENARIOS.md)")
+    scenario = sub.add_parser("scenario", help="scenario files (docs/spec/SCENARIOS.md)")
     scenario_sub = scenario.add_subparsers(dest="action", required=True)
     run = scenario_sub.add_parser("run", help="run scenario files (the bundled examples if none)")
     run.add_argument("files", nargs="*")

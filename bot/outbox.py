@@ -28,26 +28,30 @@ recipient wait too. A row whose recipient is not bound yet (no contact for the s
 no judge) waits until it is. One deliverer per hosting account at a time: with several WeChat
 accounts on one database each sends only its own rows (a game's go from the game's host, the
 rest from the account that wrote them; `Database.host`).
+
+This module decides (what merges, in which order, when to retry); every statement it needs is
+the store's (bot/store/outbox.py).
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol, cast
-
-from sqlalchemy import ColumnElement, CursorResult, and_, delete, or_, select, update
-from sqlalchemy.orm import Session
+from functools import partial
+from typing import Protocol
 
 from bot.gametime import utcnow
-from bot.store.db import Database, of_host
-from bot.store.models import Game, OutboxRow, Player, Room
+from bot.store.db import Database
+from bot.store.models import OutboxRow
+from bot.store.outbox import Addresses, OutboxStore
 from bot.texts import t
 
+log = logging.getLogger(__name__)
 REPLY, NORMAL, DIGEST = 0, 1, 2  # OutboxRow.priority
 TURN_HOLD = timedelta(minutes=2)  # a turn's rows go out as they are after this, if never sealed
 _TURN: ContextVar[str | None] = ContextVar("outbox_turn", default=None)
@@ -83,37 +87,39 @@ def turn(db: Database, key: str, after: Callable[[], None] | None = None) -> Ite
         yield
     finally:
         _TURN.reset(token)
-        with db.write() as s:
-            seal(s, key)
+        seal(db, key)
         if after is not None:
             after()
 
 
-def seal(s: Session, key: str) -> int:
+def seal(db: Database, key: str) -> int:
     """End turn `key`: its held rows, one per recipient (the first row's key, texts in
-    order, the highest priority), released. Returns how many rows remain."""
+    order, the highest priority), released, in one transaction. Returns how many rows
+    remain."""
     now = utcnow()
-    rows = [r for r in s.scalars(select(OutboxRow).where(
-        OutboxRow.turn == key, OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id))
-        if r.next_attempt_at > now]  # a row released by its hold may be on its way already
-    if not rows:
-        return 0
-    known = _addresses(s, {r.game_id for r in rows})
+    return OutboxStore(db).seal(key, now, lambda rows, known: merge(rows, known, now))
+
+
+def merge(rows: list[OutboxRow], known: Addresses, now: datetime) -> tuple[list[int], int]:
+    """A turn's rows merged in place, one per recipient (a person by DM, a room), released at
+    `now`: the ids of the rows merged into another, and how many rows remain."""
     merged: dict[tuple[str, object], list[OutboxRow]] = {}
     for r in rows:
         address = r.address or known.get((r.game_id, r.target))
         where = "room" if r.channel in ("group", "public") else "dm"
         merged.setdefault((where, address or (r.game_id, r.target)), []).append(r)
+    gone: list[int] = []
     for group in merged.values():
         first, rest = group[0], group[1:]
         if rest:
             first.text = "\n".join(r.text for r in group)
             first.priority = min(r.priority for r in group)
+            first.asks = any(r.asks for r in group)
             if any(r.target != first.target or r.game_id != first.game_id for r in rest):
                 first.address = first.address or known.get((first.game_id, first.target))
-            s.execute(delete(OutboxRow).where(OutboxRow.id.in_([r.id for r in rest])))
+            gone.extend(r.id for r in rest)
         first.next_attempt_at = now
-    return len(merged)
+    return gone, len(merged)
 
 
 def release_dead_turns(db: Database) -> int:
@@ -122,22 +128,8 @@ def release_dead_turns(db: Database) -> int:
     its unsent rows merged per recipient and due now, not TURN_HOLD later. A row is sent
     only while unsent (`sent_at`), so nothing that went out goes again. How many turns."""
     now = utcnow()
-    with db.write() as s:
-        held = s.scalars(select(OutboxRow.turn).distinct()
-                         .outerjoin(Game, Game.id == OutboxRow.game_id)
-                         .where(OutboxRow.turn.is_not(None), OutboxRow.sent_at.is_(None),
-                                OutboxRow.next_attempt_at > now, _of_this_host(db)))
-        dead = [t for t in held if t is not None and not t.startswith(f"{PROCESS} ")]
-        for key in dead:
-            seal(s, key)
-    return len(dead)
-
-
-def _of_this_host(db: Database) -> ColumnElement[bool]:
-    """The rows this account sends: a game's go from the game's host, the rest from their
-    own (a query joined to Game)."""
-    return or_(and_(OutboxRow.game_id.is_not(None), of_host(Game.host, db.host)),
-               and_(OutboxRow.game_id.is_(None), of_host(OutboxRow.host, db.host)))
+    return OutboxStore(db).seal_held(now, lambda key: not key.startswith(f"{PROCESS} "),
+                                     lambda rows, known: merge(rows, known, now))
 
 
 @dataclass(frozen=True)
@@ -148,6 +140,7 @@ class OutgoingMessage:
     target: str  # seat:3 | group:wolves | public | judge | contact:ID
     address: str  # the WeChat contact or room id
     text: str
+    asks: bool = False  # it asks its reader to act (OutboxRow.asks)
 
 
 class SendInterrupted(Exception):  # noqa: N818 (a stop, not an error)
@@ -155,15 +148,30 @@ class SendInterrupted(Exception):  # noqa: N818 (a stop, not an error)
     attempt counted, no back-off); the row stays unsent and goes after the restart."""
 
 
-class Sender(Protocol):
+class Courier(Protocol):
     """A transport. `send` raises on failure; it must drop a dedupe key it has delivered.
 
     A transport whose send is instant and local (the console: a line on standard output) may
     set `instant = True`: each row is then sent inside the transaction that marks it sent, so
     the mark is committed the moment the transport took it, and a deliverer in another
-    thread or process that reaches the same row finds it taken and skips it."""
+    thread or process that reaches the same row finds it taken and skips it.
+
+    A courier may also have `delivered(message)`: it is told of each row once it is marked
+    sent (the pages wake on it, bot/web/live.py)."""
 
     def send(self, message: OutgoingMessage) -> None: ...
+
+
+def _told(courier: Courier, message: OutgoingMessage) -> None:
+    """A courier that wants to know (the pages' live updates and push reminders, bot/web/
+    live.py) is told of each row once it is marked sent; what it does never fails a send."""
+    delivered = getattr(courier, "delivered", None)
+    if delivered is None:
+        return
+    try:
+        delivered(message)
+    except Exception:
+        log.exception("told of a delivery: failed")
 
 
 @dataclass
@@ -178,30 +186,10 @@ def backoff(attempts: int) -> timedelta:
     return min(BACKOFF_MAX, BACKOFF_BASE * (2 ** max(0, attempts - 1)))
 
 
-def _addresses(s: Session, game_ids: set[str | None]
-               ) -> dict[tuple[str | None, str], str]:
-    """Where each game target is now: a seat's contact, a room's id, the game's judge."""
-    out: dict[tuple[str | None, str], str] = {}
-    ids = [g for g in game_ids if g is not None]
-    if not ids:
-        return out
-    for gid, seat, contact in s.execute(select(Player.game_id, Player.seat, Player.contact_id)
-                                        .where(Player.game_id.in_(ids))):
-        if contact:
-            out[(gid, f"seat:{seat}")] = contact
-    for gid, name, room in s.execute(select(Room.game_id, Room.name, Room.room_id)
-                                     .where(Room.game_id.in_(ids))):
-        out[(gid, "public" if name == "public" else f"group:{name}")] = room
-    for gid, judge in s.execute(select(Game.id, Game.judge_contact).where(Game.id.in_(ids))):
-        if judge:
-            out[(gid, "judge")] = judge
-    return out
-
-
 _CHANNEL_ORDER = {"dm": 0, "judge": 0, "group": 1}  # then public: secrets first (issue 9)
 
 
-def plan(rows: Iterable[OutboxRow], known: dict[tuple[str | None, str], str], now: datetime,
+def plan(rows: Iterable[OutboxRow], known: Addresses, now: datetime,
          blocked: set[tuple[str | None, str]] | None = None
          ) -> tuple[list[tuple[OutboxRow, str]], int]:
     """The rows that may go now, in the order they should, with their addresses; and how many
@@ -235,35 +223,20 @@ def plan(rows: Iterable[OutboxRow], known: dict[tuple[str | None, str], str], no
     return [(row, address) for _, row, address in ready], waiting
 
 
-def _pending(db: Database, game_ids: list[str] | None, limit: int
-             ) -> tuple[list[OutboxRow], dict[tuple[str | None, str], str]]:
-    with db.read() as s:
-        # This account's rows only: a game's go from the game's host, the rest from their own.
-        q = (select(OutboxRow).outerjoin(Game, Game.id == OutboxRow.game_id)
-             .where(OutboxRow.sent_at.is_(None), _of_this_host(db))
-             .order_by(OutboxRow.id))
-        if game_ids is not None:
-            q = q.where(OutboxRow.game_id.in_(game_ids))
-        rows = list(s.scalars(q.limit(limit)))
-        for row in rows:
-            s.expunge(row)
-        known = _addresses(s, {r.game_id for r in rows}) if rows else {}
-    return rows, known
-
-
-def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
+def deliver(db: Database, courier: Courier, *, now: datetime | None = None,
             game_ids: Iterable[str] | None = None, limit: int = 1000,
             stop: Callable[[], bool] | None = None) -> DeliveryReport:
     """Send what is due, in the queue's order (the module's docstring). A transport that is
     not `instant` sends one row at a time and the order is worked out again before each send;
     `stop`: asked before each send, True ends the delivery (the rest stays unsent)."""
     report = DeliveryReport()
+    store = OutboxStore(db)
     ids = list(game_ids) if game_ids is not None else None
-    instant = getattr(sender, "instant", False)
+    instant = getattr(courier, "instant", False)
     blocked: set[tuple[str | None, str]] = set()
     while True:
         when = now or utcnow()
-        rows, known = _pending(db, ids, limit)
+        rows, known = store.pending(ids, limit)  # this account's rows only
         order, report.waiting = plan(rows, known, when, blocked)
         if not order:
             return report
@@ -274,36 +247,39 @@ def deliver(db: Database, sender: Sender, *, now: datetime | None = None,
             if who in blocked:
                 continue
             msg = OutgoingMessage(row.dedupe_key, row.game_id, row.channel, row.target,
-                                  address, row.text)
+                                  address, row.text, row.asks)
             try:
                 if instant:
-                    if _send_and_mark(db, sender, msg, row, when):
+                    # sent inside the transaction that marks it sent: once, however many
+                    # deliverers race for it; the mark commits right after the send
+                    if store.take(row.id, _sent(row, address, when), partial(courier.send, msg)):
                         report.sent += 1
+                        _told(courier, msg)
                     continue  # (False: another deliverer took it meanwhile)
-                sender.send(msg)
+                courier.send(msg)
             except SendInterrupted:  # the bot is stopping: the row stays as it was
                 return report
             except Exception as exc:  # a transport failure: retry later (a crash is not caught)
                 blocked.add(who)
                 report.failed += 1
-                _failed(db, row, address, exc, when)
+                _failed(store, row, address, exc, when)
                 continue
-            with db.write() as s:
-                s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
-                    **_sent(row, address, when)))
+            store.update(row.id, _sent(row, address, when))
             report.sent += 1
+            _told(courier, msg)
         if instant:
             return report
 
 
-def _failed(db: Database, row: OutboxRow, address: str, exc: Exception, now: datetime) -> None:
-    with db.write() as s:
-        s.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(
-            attempts=row.attempts + 1, next_attempt_at=now + backoff(row.attempts + 1),
-            last_error=f"{type(exc).__name__}: {exc}"[:2000], address=address))
-        if (row.attempts + 1 == GIVE_UP_AFTER and row.target != "judge"
-                and row.game_id is not None):  # a game's judge to tell
-            s.add(_judge_alert(row, address, now))
+def _failed(store: OutboxStore, row: OutboxRow, address: str, exc: Exception,
+            now: datetime) -> None:
+    alert = (_judge_alert(row, address, now) if row.attempts + 1 == GIVE_UP_AFTER
+             and row.target != "judge" and row.game_id is not None  # a game's judge to tell
+             else None)
+    store.update(row.id, {"attempts": row.attempts + 1,
+                          "next_attempt_at": now + backoff(row.attempts + 1),
+                          "last_error": f"{type(exc).__name__}: {exc}"[:2000],
+                          "address": address}, add=alert)
 
 
 def _judge_alert(row: OutboxRow, address: str, now: datetime) -> OutboxRow:
@@ -321,18 +297,3 @@ def _sent(row: OutboxRow, address: str, now: datetime) -> dict[str, object]:
     """The columns of a row marked sent."""
     return {"sent_at": now, "attempts": row.attempts + 1, "address": address,
             "last_error": None}
-
-
-def _send_and_mark(db: Database, sender: Sender, msg: OutgoingMessage, row: OutboxRow,
-                   now: datetime) -> bool:
-    """Send one row inside the write transaction that marks it sent (an instant transport):
-    the row is checked unsent under the write lock first, so it goes out once however many
-    deliverers race for it, and the mark commits right after the send."""
-    with db.write() as s:
-        taken = cast(CursorResult[Any], s.execute(update(OutboxRow).where(
-            OutboxRow.id == row.id, OutboxRow.sent_at.is_(None)).values(
-            **_sent(row, msg.address, now))))
-        if taken.rowcount != 1:
-            return False
-        sender.send(msg)  # raises: the transaction rolls back, the row stays unsent
-    return True

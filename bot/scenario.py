@@ -1,4 +1,4 @@
-"""Scenario files (../shared/SCENARIOS.md): parse, play through the engine, check expectations."""
+"""Scenario files (docs/spec/SCENARIOS.md): parse, play through the engine, check expectations."""
 
 from __future__ import annotations
 

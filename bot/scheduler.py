@@ -1,4 +1,4 @@
-"""APScheduler as a thin driver of the games' deadlines (shared/ARCHITECTURE.md, issue 5).
+"""APScheduler as a thin driver of the games' deadlines (docs/spec/ARCHITECTURE.md, issue 5).
 
 Deadlines live in the game state (mirrored in the `deadlines` table at each commit). After each
 commit the scheduler's jobs for that game are synced to that table: one job per deadline, id

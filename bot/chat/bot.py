@@ -1,7 +1,7 @@
 """The conversation layer (issue 8): one incoming message in, every reply and post out.
 
-    Incoming ─> parse (bot.commands) ─> which game, which stage, who ─> may they? ─> its handler
-                                                                      (bot/chat/verbs.py)
+    Incoming ─> who sent it, where (one look-up: a `Sender`) ─> parse (bot.commands) ─>
+        which game, which stage, as whom ─> may they? ─> its handler (bot/chat/verbs.py)
     the handler ─> Service ─> outbox; rooms follow every commit; replies go with the turn
 
 Transport-independent: it talks to a `Transport` only. Every DM command gets one reply at once
@@ -9,6 +9,11 @@ Transport-independent: it talks to a `Transport` only. Every DM command gets one
 chatter in a room gets none. A refusal names no secret: the engine's rejections are worded the
 same whoever asks, and the permission check runs before the engine sees the command. A message
 id seen before is not handled again, lobby commands included.
+
+Who sent a message and where (their seats, lobbies and judged games, the room's game, whether
+the id was handled) is asked of the store once per message (`ChatStore.sender`, one statement)
+and handed down as `Request.who`; a DM, a room's message and a page's action (`handle_page`)
+alike, whatever the channel.
 
 Who may send a command is declared once, in vocabulary.yaml (`who` of the form that matched),
 and checked once, here, with bot/access.py's answer to who is a judge of the game.
@@ -50,12 +55,12 @@ from bot.forum.reader import ThreadSource
 from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
-from bot.outbox import current_turn, deliver
+from bot.outbox import Courier, current_turn, deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
-from bot.store.chat import ChatStore
+from bot.store.chat import ChatStore, Sender
 from bot.texts import room_name, seats_text, t
-from bot.transport import Incoming, Transport, TransportSender
+from bot.transport import Incoming, Transport, TransportCourier
 from bot.web.links import PageLinks
 from engine.events import Event
 from engine.model import GameState
@@ -92,7 +97,7 @@ class ChatBot:
         if judges is not None:
             service.judges = frozenset(judges)
         self.transport = transport
-        self.sender = TransportSender(transport)
+        self.courier: Courier = TransportCourier(transport)  # (the pages wrap it: bot/web/live.py)
         self.chats = ChatStore(service.db)
         self.rooms = Rooms(service, self.chats, transport, self.tell, self.post)
         self.forum = (ForumVotes(service, forum_source) if clock is None
@@ -125,10 +130,10 @@ class ChatBot:
         deliverer is woken instead; an instant transport (the pages) is delivered here, in
         the thread that wrote the rows, so a page answered next shows what its action
         caused (several deliverers of an instant transport never send a row twice)."""
-        if self.on_deliver is not None and not self.sender.instant:
+        if self.on_deliver is not None and not getattr(self.courier, "instant", False):
             self.on_deliver()
             return
-        deliver(self.service.db, self.sender)
+        deliver(self.service.db, self.courier)
 
     def tell(self, to: str, text: str, game_id: str | None = None) -> None:
         """A DM of the chat layer's own (to a judge, about rooms, a reconnect): through the
@@ -149,29 +154,31 @@ class ChatBot:
     # the entry point ---------------------------------------------------------------------------
     def handle(self, msg: Incoming) -> None:
         """Handle one message completely: apply it, sync rooms, send what it caused."""
-        msg_key = self._key(msg)
-        if msg_key is None:
+        found = self._sender(msg)
+        if found is None:
             return
+        msg_key, who = found
         # One turn: everything this message causes, replies and posts alike, leaves as one
         # message per recipient when it is handled (bot/outbox.py), the answer first.
         with self.service.turn(f"msg/{msg_key}"):
-            self._handle(msg, msg_key)
+            self._handle(msg, msg_key, who)
 
     def handle_page(self, msg: Incoming, answers: Iterable[str]) -> list[str] | None:
         """A message typed on a page (bot/web): handled as the same DM would be, but its
         answer (what the turn holds for `answers`, the sender's targets: `contact:X`,
         `seat:N`, `judge`) is the page's to show, and goes nowhere else: answered once. The
         rest it caused goes out as usual. None: the message id was handled before."""
-        msg_key = self._key(msg)
-        if msg_key is None:
+        found = self._sender(msg)
+        if found is None:
             return None
+        msg_key, who = found
         with self.service.turn(f"msg/{msg_key}"):
-            self._handle(msg, msg_key)
+            self._handle(msg, msg_key, who)
             return self.chats.take_answers(current_turn() or "", msg.sender, set(answers))
 
-    def _key(self, msg: Incoming) -> str | None:
-        """The message's key, or None when it is not to be handled (no id, a bad sender, or
-        handled before)."""
+    def _sender(self, msg: Incoming) -> tuple[str, Sender] | None:
+        """The message's key and who sent it where (one look-up, whatever the channel), or
+        None when it is not to be handled (no id, a bad sender, or handled before)."""
         if not msg.msg_id or len(msg.sender) > MAX_ID or not msg.sender:
             log.warning("message without id or with a bad sender dropped")
             return None
@@ -179,14 +186,15 @@ class ChatBot:
         raw = msg.msg_id if self.service.host is None else f"{self.service.host}/{msg.msg_id}"
         msg_key = raw if len(raw) <= MAX_ID else "sha256:" + hashlib.sha256(
             raw.encode()).hexdigest()
-        return None if self.chats.seen(msg_key) else msg_key  # seen before: handled once
+        who = self.chats.sender(msg.sender, msg.room, msg_key)
+        return None if who.handled else (msg_key, who)  # seen before: handled once
 
-    def _handle(self, msg: Incoming, msg_key: str) -> None:
+    def _handle(self, msg: Incoming, msg_key: str, who: Sender) -> None:
         """The message applied and marked handled with its replies, inside its turn."""
-        r = Request(msg, p=Parsed(verb=""))
+        r = Request(msg, p=Parsed(verb=""), who=who)
         try:
             if msg.room is not None and not self.transport.shows_room_talk:
-                self._room_talk(msg, msg_key)
+                self._room_talk(msg, msg_key, who)
             self._route(msg, r)
         except MessageIdReused:
             log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
@@ -245,7 +253,7 @@ class ChatBot:
             return
         r.p = p
         if in_room and p.verb not in ANSWERED_FROM_ROOMS and (p.verb not in ROOM_VERBS or (
-                p.verb in KILLERS_ROOM_VERBS and not self._killers_room(msg.room))):
+                p.verb in KILLERS_ROOM_VERBS and not self._killers_room(r.who))):
             self._in_room(msg, r)  # a room is for talk; commands go by DM
             return
         free = self.verbs.free(p.verb)
@@ -260,7 +268,7 @@ class ChatBot:
             r.say(t("game_finished", code=code))
             return
         r.code, r.lobby = code, lobby
-        r.judge = access.is_judge(msg.sender, self.judges, lobby.judge if lobby else None)
+        r.judge = access.is_judge(r.sender, self.judges, lobby.judge if lobby else None)
         stage: Stage = LOBBY if lobby is not None and lobby.status == "open" else GAME
         if p.who == "judge" and not r.judge:  # who may send it: vocabulary.yaml, once
             log.warning("%s: judge command %s from %s refused", code, p.verb, msg.sender)
@@ -286,7 +294,7 @@ class ChatBot:
         if stage == LOBBY:
             return PLAYER
         assert r.code is not None
-        r.seat = self.service.seat_of(r.code, r.sender)
+        r.seat = r.who.seat(r.code)
         if r.seat is not None:
             return PLAYER
         return JUDGE if r.judge else None
@@ -296,13 +304,12 @@ class ChatBot:
         sender is told by DM where to send it (a command always gets an answer). A judge
         command from anyone but a judge is refused by DM and logged (CHAT.md: people). A room
         of no game of ours is not ours to answer in any way."""
-        found = self.chats.room_of(msg.room)
-        gid = found[0] if found else None
+        gid = r.who.room_game
         if r.p.who != "judge":
             if gid is not None:
                 r.say(self._not_here())
             return
-        if msg.sender in self.judges or (gid is not None and self._is_judge(gid, msg.sender)):
+        if access.judges_game(r.who, self.judges, gid):
             r.say(self._not_here())
             return
         log.warning("%s: judge command %s from %s in room %s refused", gid, r.p.verb,
@@ -314,46 +321,39 @@ class ChatBot:
         where the rooms are pages."""
         return t("not_here_page" if self.transport.contacts_by_link else "not_here")
 
-    def _room_talk(self, msg: Incoming, msg_key: str) -> None:
+    def _room_talk(self, msg: Incoming, msg_key: str, who: Sender) -> None:
         """A line said in a room of a platform that does not show it to the other members
         (the pages' rooms): the bot posts it there, as relay mode does, before it is handled
         (a command in it is then handled as in a chat room). Only a member's, and only what
         the room would carry."""
-        found = self.chats.room_of(msg.room)
-        text = msg.text.strip()
-        if found is None or not text or len(text) > MAX_TEXT:
+        gid, group, text = who.room_game, who.room_group, msg.text.strip()
+        if gid is None or group is None or not text or len(text) > MAX_TEXT:
             return
-        gid, group = found
         if msg.sender not in self.chats.room_members(gid, group):
             return
-        seat = self.service.seat_of(gid, msg.sender)
+        seat = who.seat(gid)
         head = (t("relay_prefix", room=room_name(group), seat=seat) if seat is not None
                 else t("room_talk_judge", room=room_name(group)))
         self.chats.post(f"talk/{msg_key}", gid, group, msg.room or "", head + text)
 
     def _chatter(self, msg: Incoming, r: Request) -> None:
         """A DM that is no command: relayed to the sender's room in relay mode, else help."""
-        games = self.chats.player_games(msg.sender)
+        games = r.who.games()
         for gid in games:
             if self.players.relay(gid, msg, r):
                 return
-        if games or self._creator(msg.sender) or self.chats.judged(msg.sender):
+        if games or access.may_create(r.who, self.judges) or r.who.judged:
             r.say(t("not_understood"))
         else:
             r.say(t("intro"))
 
     # which game --------------------------------------------------------------------------------
-    def _is_judge(self, gid: str, contact: str) -> bool:
-        lobby = self.chats.lobby(gid)
-        return access.is_judge(contact, self.judges, lobby.judge if lobby else None)
-
-    def _killers_room(self, room: str | None) -> bool:
+    def _killers_room(self, who: Sender) -> bool:
         """The wolves' room, or the room of the group that holds tonight's kill (classic: the
         black lovers after 寡妇刀, whose room the engine asks for the kill)."""
-        found = self.chats.room_of(room)
-        if found is None:
+        gid, name = who.room_game, who.room_group
+        if gid is None or name is None:
             return False
-        gid, name = found
         if name == KILLERS_ROOM:
             return True
         try:
@@ -365,23 +365,22 @@ class ChatBot:
     def _game_for(self, msg: Incoming, r: Request) -> str | None:
         p = r.p
         if msg.room is not None:
-            found = self.chats.room_of(msg.room)
-            return found[0] if found else None
+            return r.who.room_game
         if p.game is not None:
             if not GAME_ID.fullmatch(p.game) or self.chats.lobby(p.game) is None:
                 r.say(t("unknown_code", code=p.game[:16]))
                 return None
             return p.game
-        mine = sorted(set(self.chats.player_games(msg.sender))
-                      | set(self.chats.active_judged(msg.sender)))
+        mine = sorted(set(r.who.games()) | set(r.who.active_judged()))
         if not mine:
-            if p.who == "judge" and not self._creator(msg.sender):
+            if p.who == "judge" and not access.may_create(r.who, self.judges):
                 log.warning("judge command %s from %s (no game) refused", p.verb, msg.sender)
                 r.say(t("judge_only"))
             elif p.verb == "help":
-                r.say(self._stranger_help(msg.sender))
+                r.say(self._stranger_help(r))
             else:
-                r.say(t("judge_no_game") if self._creator(msg.sender) else t("no_game"))
+                r.say(t("judge_no_game") if access.may_create(r.who, self.judges)
+                      else t("no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],
@@ -389,13 +388,9 @@ class ChatBot:
             return None
         return mine[0]
 
-    def _creator(self, contact: str) -> bool:
-        """A judge of the bot, or granted the right to create games (`judge-link`)."""
-        return access.may_create(contact, self.judges, self.chats.creates_games(contact))
-
-    def _stranger_help(self, contact: str) -> str:
+    def _stranger_help(self, r: Request) -> str:
         lines = [t("help_head", when=t("help_now")), t("help_stranger")]
-        if self._creator(contact):
+        if access.may_create(r.who, self.judges):
             lines.append(t("help_judge"))
         return "\n".join(lines)
 

@@ -154,7 +154,7 @@ class JudgeDesk:
         shown = at.strftime("%H:%M")
         contact = self.chats.contacts(r.code).get(seat)
         if contact is not None:
-            r.tell(contact, t("act_for.told", what=what, time=shown))
+            r.tell(contact, t("act_for.told", what=what, time=shown), asks=True)
         r.say(t("act_for.done", seat=seat, what=what, time=shown))
 
     # 预览 and 天亮: the judge's review of the dawn ---------------------------------------------
@@ -386,11 +386,11 @@ class JudgeDesk:
         if r.msg.room is not None:
             r.say(t("not_here"))
             return
-        if r.sender not in self.ctx.judges and not self.chats.judged(r.sender):
+        if r.sender not in self.ctx.judges and not r.who.judged:
             log.warning("法官通知 from %s refused (not a judge)", r.sender)
             r.say(t("judge_only"))
             return
-        mine = self.chats.active_judged(r.sender)
+        mine = r.who.active_judged()
         if r.p.game is not None:
             code = r.p.game.upper()
             if code not in mine:

@@ -41,10 +41,6 @@ class LobbyDesk:
         self.chats = ctx.chats
 
     # 新游戏 ------------------------------------------------------------------------------------
-    def _creator(self, contact: str) -> bool:
-        """May `contact` create games: a judge of the bot, or granted (`judge-link`)."""
-        return access.may_create(contact, self.ctx.judges, self.chats.creates_games(contact))
-
     def _by_hand(self, chat_opts: dict[str, Any]) -> bool:
         """Options that ask the judge to make rooms by hand where nobody can (the pages)."""
         return chat_opts.get("groups.mode") == "judge" and not (
@@ -59,7 +55,7 @@ class LobbyDesk:
 
     @handles("new_game", stage=FREE)
     def new_game(self, r: Request) -> None:
-        if not self._creator(r.sender):
+        if not access.may_create(r.who, self.ctx.judges):
             log.warning("新游戏 from %s refused (not a judge)", r.sender)
             r.say(t("judge_only"))
             return
@@ -279,7 +275,7 @@ class LobbyDesk:
         """`重开 [CODE]` (docs/rules-judge.md P-LOBBY-4): a new lobby with the rules of a game
         that is over (its options, its role set, its judge) and its players joined under the
         same 马甲; each is told and may `退出`. Without a code: the sender's latest game over."""
-        if not self._creator(r.sender):
+        if not access.may_create(r.who, self.ctx.judges):
             r.say(t("judge_only"))
             return
         old = self._judged_lobby(r)
@@ -331,7 +327,7 @@ class LobbyDesk:
         its judge to paste; refused while it runs (it reveals every role)."""
         from bot.chat.recap import POST_LIMIT, replay_posts
 
-        if not self._creator(r.sender):
+        if not access.may_create(r.who, self.ctx.judges):
             r.say(t("judge_only"))
             return
         lobby = self._judged_lobby(r)

@@ -66,26 +66,27 @@ class PlayerDesk:
             epoch = self.chats.revoke_links(r.sender)
             if web is not None and is_page_contact(r.sender):  # their key is their only way in
                 r.say(t("web.reset_key", url=web.url("k", "", r.sender, None, epoch)))
-            elif web is not None and self.chats.creates_games(r.sender):  # so is a home
+            elif web is not None and r.who.granted:  # so is a judge's home
                 r.say(t("web.reset_home", url=web.url("h", "", r.sender, None, epoch)))
             else:
                 r.say(t("web.reset"))
             return
         if web is None:  # the operator's setting is named to a judge only
-            judge = r.sender in self.ctx.judges or bool(self.chats.judged(r.sender))
+            judge = r.sender in self.ctx.judges or bool(r.who.judged)
             r.say(t("web.disabled_judge" if judge else "web.disabled"))
             return
         epoch = self.chats.link_epoch(r.sender)
         lines = ([t("web.link_key", url=web.url("k", "", r.sender, None, epoch))]
                  if is_page_contact(r.sender) else [])
-        if self.chats.creates_games(r.sender):  # granted by `wolfjudge judge-link`
+        if r.who.granted:  # granted by `wolfjudge judge-link`
             lines.append(t("web.link_home", url=web.url("h", "", r.sender, None, epoch)))
-        for code in self.chats.active_judged(r.sender):
+        for code in r.who.active_judged():
             lobby = self.chats.lobby(code)
             if lobby is not None and lobby.status == "started":
                 lines.append(t("web.link_judge", code=code,
                                url=web.url("j", code, r.sender, None, epoch)))
-        for code, seat in self.chats.players_of(r.sender):
+                lines.append(t("web.public_link", code=code, url=web.public(code)))
+        for code, seat in r.who.seats_playing():
             lines.append(t("web.link_player", code=code, seat=seat,
                            url=web.url("p", code, r.sender, seat, epoch,
                                        self.chats.hand_overs(code, seat))))
@@ -100,7 +101,7 @@ class PlayerDesk:
         if lobby is None or lobby.status != "started" or lobby.chat_options.get(
                 "groups.mode") != "relay":
             return False
-        seat = self.ctx.service.seat_of(code, msg.sender)
+        seat = r.who.seat(code)
         state = self.ctx.service.state(code)
         if seat is None or state.winner or not state.seat(seat).alive:
             return False

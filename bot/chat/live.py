@@ -36,12 +36,12 @@ from bot.chat.bot import ChatBot
 from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
 from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
-from bot.outbox import deliver
+from bot.outbox import Courier, deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
 from bot.texts import t
-from bot.transport import Capabilities, TransportSender
+from bot.transport import Capabilities
 from bot.transport.channels import Channel, Setup, UnknownChannel, channel, chosen
 from bot.transport.pacing import PacingSettings
 from bot.web.server import WebSettings, page_links, serve_in_background
@@ -137,9 +137,9 @@ class Deliverer:
     """The outbox's only deliverer: a thread woken by `poke`, and every few seconds for
     retries that came due."""
 
-    def __init__(self, service: Service, sender: TransportSender, every: float = 5.0) -> None:
+    def __init__(self, service: Service, courier: Courier, every: float = 5.0) -> None:
         self.service = service
-        self.sender = sender
+        self.courier = courier
         self.every = every
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -161,7 +161,7 @@ class Deliverer:
             self._wake.wait(self.every)
             self._wake.clear()
             try:
-                deliver(self.service.db, self.sender)
+                deliver(self.service.db, self.courier)
             except Exception:  # the database is away: try again on the next wake
                 log.exception("outbox delivery failed")
 
@@ -224,7 +224,7 @@ def run(*, clock: str | None = None, channel_name: str | None = None,
     if web is not None:
         serve_in_background(service, web, web_settings, clocked.bot)
     bot = clocked.bot
-    deliverer = Deliverer(service, bot.sender)
+    deliverer = Deliverer(service, bot.courier)
     bot.on_deliver = deliverer.poke
     service.on_commit.append(lambda _gid: deliverer.poke())
     transport.handler = clocked.incoming  # with --clock, messages come at the virtual time

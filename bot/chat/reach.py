@@ -47,8 +47,8 @@ class Reach:
         lobby = self.chats.lobby(code.upper())
         if lobby is None or lobby.status not in ("open", "started"):
             return None
-        if lobby.status == "started" and lobby.code not in self.chats.active_judged(
-                lobby.judge):
+        if lobby.status == "started" and lobby.code not in self.chats.sender(
+                lobby.judge).active_judged():
             return None  # the game is over
         return lobby
 
@@ -66,9 +66,9 @@ class Reach:
 
     # a contact the bot cannot DM -----------------------------------------------------------
     def unreachable(self, contact: str) -> None:
-        games = self.chats.players_of(contact)
-        lobbies = [c for c in self.chats.player_games(contact)
-                   if c not in {g for g, _ in games}]
+        who = self.chats.sender(contact)  # the one look-up of a contact (bot/store/chat.py)
+        games = who.seats_playing()
+        lobbies = [c for c in who.games() if c not in who.playing]
         if not games and not lobbies:
             log.warning("a DM to %s cannot be delivered (not reachable; in no game)", contact)
             return
@@ -94,28 +94,28 @@ class Reach:
     def guarded(self, conversation: str, room: bool) -> None:
         words = self._words()
         if room:
-            found = self.chats.room_of(conversation.removeprefix("group:"))
-            if found is None:
+            where = self.chats.sender(None, conversation.removeprefix("group:"))
+            code, group = where.room_game, where.room_group
+            if code is None or group is None:
                 return
-            code, group = found
             judge = self.chats.game_judge(code)
             if judge:
                 self.bot.tell(judge, t("guarded", code=code, who=room_name(group), **words),
                               code)
             return
-        games = self.chats.players_of(conversation)
-        for code, seat in games:
+        who = self.chats.sender(conversation)
+        for code, seat in who.seats_playing():
             judge = self.chats.game_judge(code)
             if judge and judge != conversation:
                 self.bot.tell(judge, t("guarded", code=code, who=t("words.seat", n=seat),
                                        **words), code)
-        for code in self.chats.player_games(conversation):  # a lobby's: by the 马甲
+        for code in who.games():  # a lobby's: by the 马甲
             lobby = self.chats.lobby(code)
             if lobby is None or lobby.status != "open" or lobby.judge == conversation:
                 continue
             name = next((p.forum_name for p in self.chats.members(code)
                          if p.contact_id == conversation), conversation)
             self.bot.tell(lobby.judge, t("guarded", code=code, who=name, **words))
-        for code in self.chats.active_judged(conversation):
+        for code in who.active_judged():
             log.warning("%s: the guard holds the judge's own conversation %s", code,
                         conversation)

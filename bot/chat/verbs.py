@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from bot.commands.parse import Parsed
 from bot.commands.vocabulary import VERBS
 from bot.outbox import NORMAL, REPLY
-from bot.store.chat import ChatStore
+from bot.store.chat import ChatStore, Sender
 from bot.store.models import Lobby
 from bot.transport import Incoming
 from bot.web.links import PageLinks
@@ -50,31 +50,37 @@ F = TypeVar("F", bound=Callable[..., None])
 
 @dataclass
 class Request:
-    """One command being handled: the message, what it says, the game it is for, who sent
-    it (a judge of that game, the seat they hold), and the replies so far."""
+    """One command being handled: the message, what it says, who sent it where (`who`, looked
+    up once per message), the game it is for, the sender's rank in it (a judge of that game,
+    the seat they hold), and the replies so far."""
 
     msg: Incoming
     p: Parsed
+    who: Sender
     code: str | None = None
     lobby: Lobby | None = None
     judge: bool = False
     seat: int | None = None
-    # (to, text, priority, the game it concerns: its seat's page shows it)
-    replies: list[tuple[str, str, int, str | None]] = field(default_factory=list)
+    # (to, text, priority, the game it concerns: its seat's page shows it, whether it asks
+    # its reader to act: a push reminder goes with it)
+    replies: list[tuple[str, str, int, str | None, bool]] = field(default_factory=list)
 
     @property
     def sender(self) -> str:
+        """The sender's contact id."""
         return self.msg.sender
 
     def say(self, text: str, *, game: str | None = None) -> None:
         """The answer to the sender (it leaves first)."""
         self.tell(self.msg.sender, text, game=game)
 
-    def tell(self, contact: str, text: str, *, game: str | None = None) -> None:
+    def tell(self, contact: str, text: str, *, game: str | None = None,
+             asks: bool = False) -> None:
         """A DM to someone else (a judge told of a join, a relayed line). `game`: the game
-        it concerns, if not the request's."""
+        it concerns, if not the request's; `asks`: it asks its reader to act (`代行`'s
+        notice)."""
         self.replies.append((contact, text, REPLY if contact == self.msg.sender else NORMAL,
-                             game or self.code))
+                             game or self.code, asks))
 
 
 @dataclass

@@ -5,17 +5,31 @@ the chat layer itself runs no SQL."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import (
+    Integer,
+    String,
+    cast,
+    delete,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.gametime import utcnow
 from bot.outbox import DIGEST, NORMAL, hold
+from bot.router import PAGE
 from bot.store.db import Database, of_host
 from bot.store.games import event_of
 from bot.store.models import (
@@ -28,6 +42,7 @@ from bot.store.models import (
     LogEntry,
     OutboxRow,
     Player,
+    PushSubscription,
     Room,
     RoomMember,
     RoomStay,
@@ -46,17 +61,17 @@ ROOM_CHANNELS = ("group", "public")  # outbox rows posted in a room (target grou
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
              group: str | None = None, priority: int = NORMAL,
-             host: str | None = None) -> OutboxRow:
+             host: str | None = None, asks: bool = False) -> OutboxRow:
     """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
     room `to`; held until the current turn ends (bot/outbox.py), if there is one. `host`: the
-    account that sends it, if it belongs to no game."""
+    account that sends it, if it belongs to no game; `asks`: it asks its reader to act."""
     now = utcnow()
     turn, due = hold(now)
     return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
                      channel="group" if group else "dm",
                      target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
                      text=text, created_at=now, attempts=0, next_attempt_at=due,
-                     priority=priority, turn=turn, host=host)
+                     priority=priority, turn=turn, host=host, asks=asks)
 
 
 def _stays(s: Session, game_id: str, group: str, gone: Iterable[str], new: Iterable[str]
@@ -104,32 +119,138 @@ class Taken:
     history: list[str]
 
 
+@dataclass(frozen=True)
+class Sender:
+    """Who sent a message and where (issue 33): looked up once per message, by
+    `ChatStore.sender`, and handed down (the request, the desks, the access checks).
+
+    `seats`: the seat the contact holds in each game of this account (over or not); `playing`:
+    those games not over; `joined`: the open lobbies the contact joined; `judged`: the lobbies
+    and games, not cancelled, whose own judge the contact is (in code order), `judged_over`:
+    those of them that are over; `room`: the room the message was said in (None: a DM), with
+    the game and group it is the room of (None: a room of no game of this account);
+    `handled`: the message id was handled before (it is not handled again); `granted`: the
+    contact may create games without being a judge of the bot (`wolfjudge judge-link`)."""
+
+    contact: str
+    seats: Mapping[str, int] = field(default_factory=dict)
+    playing: frozenset[str] = frozenset()
+    joined: frozenset[str] = frozenset()
+    judged: tuple[str, ...] = ()
+    judged_over: frozenset[str] = frozenset()
+    room: str | None = None
+    room_game: str | None = None
+    room_group: str | None = None
+    handled: bool = False
+    granted: bool = False  # may create games (`wolfjudge judge-link`, bot/web/home.py)
+
+    def seat(self, game_id: str) -> int | None:
+        return self.seats.get(game_id)
+
+    def games(self) -> list[str]:
+        """The games not over and the open lobbies the contact plays in."""
+        return sorted(self.playing | self.joined)
+
+    def active_judged(self) -> list[str]:
+        """`judged`, without the games that are over."""
+        return [c for c in self.judged if c not in self.judged_over]
+
+    def seats_playing(self) -> list[tuple[str, int]]:
+        """(game, seat) of each game not over the contact holds a seat in, in game order."""
+        return [(g, self.seats[g]) for g in sorted(self.playing)]
+
+
 class ChatStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    # messages handled ----------------------------------------------------------------------------
-    def seen(self, msg_key: str) -> bool:
+    # who sent a message --------------------------------------------------------------------------
+    def sender(self, contact: str | None, room: str | None = None,
+               msg_key: str | None = None) -> Sender:
+        """Everything the chat layer asks of who sent a message and where, in one statement:
+        the contact's seats, joined lobbies and judged games; the game and group of `room`;
+        whether `msg_key` was handled. Every channel builds its `Sender` here, from its own
+        identities (a contact id, a room id); None: a room's, with no contact."""
+        host = self.db.host
+        # one UNION ALL: (what, game, seat, word); the first part types the columns
+        parts = [] if contact is None else [
+            select(cast(literal("seat"), String), Player.game_id, Player.seat, Game.status)
+            .join(Game, Game.id == Player.game_id)
+            .where(Player.contact_id == contact, of_host(Game.host, host)),
+            select(cast(literal("joined"), String), LobbyPlayer.code, cast(null(), Integer),
+                   Lobby.status).join(Lobby, Lobby.code == LobbyPlayer.code)
+            .where(LobbyPlayer.contact_id == contact, Lobby.status == "open",
+                   of_host(Lobby.host, host)),
+            select(cast(literal("judge"), String), Lobby.code, cast(null(), Integer),
+                   Game.status).outerjoin(Game, Game.id == Lobby.code)
+            .where(Lobby.judge == contact, Lobby.status.in_(ENDS), of_host(Lobby.host, host)),
+            select(cast(literal("granted"), String), WebContact.contact_id,
+                   cast(null(), Integer), cast(null(), String))
+            .where(WebContact.contact_id == contact, WebContact.creates_games.is_(True)),
+        ]
+        if room is not None:
+            parts.append(select(cast(literal("room"), String), Room.game_id,
+                                cast(null(), Integer), Room.name)
+                         .join(Game, Game.id == Room.game_id)
+                         .where(Room.room_id == room, of_host(Game.host, host)))
+        if msg_key is not None:
+            parts.append(select(cast(literal("handled"), String), ChatMessage.msg_id,
+                                cast(null(), Integer), cast(null(), String))
+                         .where(ChatMessage.msg_id == msg_key))
+        seats: dict[str, int] = {}
+        playing: set[str] = set()
+        joined: set[str] = set()
+        judged: set[str] = set()
+        over: set[str] = set()
+        found_room: tuple[str, str] | None = None
+        handled = granted = False
+        if not parts:
+            return Sender(contact="")
         with self.db.read() as s:
-            return s.get(ChatMessage, msg_key) is not None
+            rows = s.execute(union_all(*parts)).all()
+        for what, game, seat, word in rows:
+            if what == "seat":
+                seats[game] = seat
+                if word == "active":
+                    playing.add(game)
+            elif what == "joined":
+                joined.add(game)
+            elif what == "judge":
+                judged.add(game)
+                if word is not None and word != "active":
+                    over.add(game)
+            elif what == "room":
+                found_room = found_room or (game, word)
+            elif what == "granted":
+                granted = True
+            else:
+                handled = True
+        return Sender(contact=contact or "", seats=seats, playing=frozenset(playing),
+                      joined=frozenset(joined), judged=tuple(sorted(judged)),
+                      judged_over=frozenset(over), room=room,
+                      room_game=found_room[0] if found_room else None,
+                      room_group=found_room[1] if found_room else None, handled=handled,
+                      granted=granted)
 
+    # messages handled ----------------------------------------------------------------------------
     def handled(self, msg_key: str, sender: str, at: datetime,
-                replies: Sequence[tuple[str, str, int, str | None]]) -> bool:
+                replies: Sequence[tuple[str, str, int, str | None, bool]]) -> bool:
         """The message marked handled together with its replies (to, text, priority, the
-        game it concerns): False if it was handled meanwhile (then its replies are dropped).
+        game it concerns, whether it asks its reader to act): False if it was handled
+        meanwhile (then its replies are dropped).
         A reply about a game that has started is that game's row (its seat's page shows it);
         one about a lobby or no game belongs to none."""
         try:
             with self.db.write() as s:
                 s.add(ChatMessage(msg_id=msg_key, sender=sender, received_at=at))
                 s.flush()
-                named = {g for *_, g in replies if g is not None}
+                named = {r[3] for r in replies if r[3] is not None}
                 games = set(s.scalars(select(Game.id).where(
                     Game.id.in_(named), of_host(Game.host, self.db.host)))) if named else set()
-                for i, (to, text, priority, game) in enumerate(replies):
+                for i, (to, text, priority, game, asks) in enumerate(replies):
                     s.add(chat_row(f"chat/{msg_key}/{i}", to, text,
                                    game if game in games else None, priority=priority,
-                                   host=self.db.host))
+                                   host=self.db.host, asks=asks))
         except IntegrityError:
             return False
         return True
@@ -314,13 +435,6 @@ class ChatStore:
                 s.delete(row)
 
     # who plays and judges what -----------------------------------------------------------------
-    def judged(self, contact: str) -> list[str]:
-        """The lobbies and games not over that `contact` judges."""
-        with self.db.read() as s:
-            return list(s.scalars(select(Lobby.code).where(
-                Lobby.judge == contact, Lobby.status.in_(ENDS),
-                of_host(Lobby.host, self.db.host)).order_by(Lobby.code)))
-
     def finished_judged(self, contact: str) -> list[str]:
         """The games over that `contact` judged, latest first (for `重开`)."""
         with self.db.read() as s:
@@ -328,25 +442,6 @@ class ChatStore:
                 Lobby.judge == contact, Game.status != "active",
                 of_host(Lobby.host, self.db.host)).order_by(Lobby.created_at.desc(),
                                                             Lobby.code.desc())))
-
-    def active_judged(self, contact: str) -> list[str]:
-        """`judged`, without the games that are over."""
-        with self.db.read() as s:
-            over = set(s.scalars(select(Game.id).where(Game.status != "active")))
-        return [c for c in self.judged(contact) if c not in over]
-
-    def player_games(self, contact: str) -> list[str]:
-        """The active games (and open lobbies) the contact plays in."""
-        with self.db.read() as s:
-            games = set(s.scalars(select(Player.game_id).join(Game, Game.id == Player.game_id)
-                                  .where(Player.contact_id == contact,
-                                         Game.status == "active",
-                                         of_host(Game.host, self.db.host))))
-            games |= set(s.scalars(select(LobbyPlayer.code).join(
-                Lobby, Lobby.code == LobbyPlayer.code).where(
-                LobbyPlayer.contact_id == contact, Lobby.status == "open",
-                of_host(Lobby.host, self.db.host))))
-        return sorted(games)
 
     def players(self, game_id: str) -> dict[int, tuple[str | None, str | None]]:
         """Each seat's contact and 马甲."""
@@ -363,14 +458,6 @@ class ChatStore:
             return s.scalar(select(Game.judge_contact).where(Game.id == game_id))
 
     # rooms ---------------------------------------------------------------------------------------
-    def room_of(self, room_id: str | None) -> tuple[str, str] | None:
-        """The game and the group whose room this is."""
-        with self.db.read() as s:
-            row = s.execute(select(Room.game_id, Room.name).join(Game, Game.id == Room.game_id)
-                            .where(Room.room_id == room_id, of_host(Game.host, self.db.host))
-                            ).first()
-            return (row.game_id, row.name) if row else None
-
     def room_names(self, game_id: str) -> set[str]:
         with self.db.read() as s:
             return set(s.scalars(select(Room.name).where(Room.game_id == game_id)))
@@ -464,6 +551,18 @@ class ChatStore:
                     continue
             out.append((sent_at, text))
         return out
+
+    def public_posts(self, game_id: str) -> list[tuple[datetime, str]]:
+        """What the game told the table in public, in the order it went (naive UTC, text):
+        its public room's posts, or, without one, the public page's copy of each
+        announcement (bot/router.py's PAGE rows)."""
+        with self.db.read() as s:
+            return [(at, text) for at, text in s.execute(
+                select(OutboxRow.sent_at, OutboxRow.text).where(
+                    OutboxRow.game_id == game_id, OutboxRow.sent_at.is_not(None),
+                    or_(OutboxRow.channel == PAGE,
+                        OutboxRow.target.in_(("public", "group:public"))))
+                .order_by(OutboxRow.sent_at, OutboxRow.id)) if at is not None]
 
     # substitution --------------------------------------------------------------------------------
     def add_token(self, token_hash: str, game_id: str, seat: int, at: datetime) -> None:
@@ -595,6 +694,38 @@ class ChatStore:
             row.epoch += 1
             return row.epoch
 
+    # push reminders (bot/web/push.py) -----------------------------------------------------------
+    def push_subscriptions(self, contact: str) -> list[tuple[str, str, str]]:
+        """The browsers that asked for `contact`'s reminders: (endpoint, p256dh, auth)."""
+        with self.db.read() as s:
+            return [(r.endpoint, r.p256dh, r.auth) for r in s.scalars(
+                select(PushSubscription).where(PushSubscription.contact_id == contact)
+                .order_by(PushSubscription.id))]
+
+    def add_push(self, contact: str, endpoint: str, p256dh: str, auth: str,
+                 at: datetime) -> None:
+        """A browser's subscription for `contact` (the same browser again: its new keys)."""
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()
+        with self.db.write() as s:
+            row = s.scalar(select(PushSubscription).where(
+                PushSubscription.contact_id == contact,
+                PushSubscription.endpoint_hash == digest))
+            if row is None:
+                s.add(PushSubscription(contact_id=contact, endpoint_hash=digest,
+                                       endpoint=endpoint, p256dh=p256dh, auth=auth,
+                                       created_at=at))
+            else:
+                row.p256dh, row.auth = p256dh, auth
+
+    def drop_push(self, contact: str, endpoint: str) -> bool:
+        """A browser's subscription gone (`不再提醒`, or the push service said so)."""
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()
+        with self.db.write() as s:
+            found = s.execute(delete(PushSubscription).where(
+                PushSubscription.contact_id == contact,
+                PushSubscription.endpoint_hash == digest))
+            return bool(getattr(found, "rowcount", 0))
+
     def secret(self, name: str, make: Callable[[], str]) -> str:
         """The server's secret `name`, made with `make` the first time (one for every
         process: two racing to make it keep the first)."""
@@ -611,14 +742,6 @@ class ChatStore:
             value = s.scalar(select(Secret.value).where(Secret.name == name))
         assert value is not None
         return value
-
-    def players_of(self, contact: str) -> list[tuple[str, int]]:
-        """The games not over in which `contact` holds a seat: (code, seat)."""
-        with self.db.read() as s:
-            return [(g, n) for g, n in s.execute(
-                select(Player.game_id, Player.seat).join(Game, Game.id == Player.game_id)
-                .where(Player.contact_id == contact, Game.status == "active",
-                       of_host(Game.host, self.db.host)).order_by(Player.game_id))]
 
     # the log, as the chat layer reads it ---------------------------------------------------------
     def last_events(self, game_id: str) -> list[Event]:

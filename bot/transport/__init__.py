@@ -203,8 +203,8 @@ class LocalTransport(Transport):
         return None
 
 
-class TransportSender:
-    """The outbox's `Sender` over a transport: DMs (players, judges, replies) and room posts."""
+class TransportCourier:
+    """The outbox's `Courier` over a transport: DMs (players, judges, replies) and room posts."""
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport

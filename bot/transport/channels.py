@@ -25,8 +25,10 @@ How to add a channel (one module plus one line here):
    - optionally `checks(check, values)`: the doctor's checks of the platform, after the
      settings and the database (`check`: bot/doctor.py's `Checkup`; `values`: the settings that
      were good, by field name, a secret's in clear);
-   - `CHANNEL = Channel(settings=..., build=..., checks=...)` (`needs_judges=False` where
-     WOLFJUDGE_JUDGES is optional: the channel grants judges another way).
+   - `CHANNEL = Channel(settings=..., build=..., checks=..., pacing=...)` (`pacing`: the
+     pace the platform tolerates, when not WeChat's; WOLFJUDGE_SEND_INTERVAL … override it;
+     `needs_judges=False` where WOLFJUDGE_JUDGES is optional: the channel grants judges
+     another way).
 2. Add `"NAME": "bot.transport.NAME",` to `CHANNELS` below.
 3. Test it against a fake of the platform on loopback that speaks the real protocol, and
    through `wolfjudge run --channel NAME` (tests/transport/test_channels.py shows a channel

@@ -78,8 +78,10 @@ class WebTransport(LocalTransport):
         return None
 
     def members(self, room: str) -> list[str]:
-        found = self.chats.room_of(room)
-        return self.chats.room_members(*found) if found is not None else []
+        where = self.chats.sender(None, room)  # the room's game and group
+        if where.room_game is None or where.room_group is None:
+            return []
+        return self.chats.room_members(where.room_game, where.room_group)
 
 
 def build(settings: WebChannelSettings, setup: Setup) -> WebTransport:

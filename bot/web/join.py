@@ -180,11 +180,11 @@ def router(site: Site) -> APIRouter:
         if contact is None:
             contact = new_page_contact()
             await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
-        before = {c for c, _ in await run_in_threadpool(site.chats.players_of, contact)}
+        before = set((await run_in_threadpool(site.chats.sender, contact)).playing)
         answers = await site.send(contact, f"接替 {token}", fields.get("nonce", ""),
                                   {f"contact:{contact}"})
-        after = await run_in_threadpool(site.chats.players_of, contact)
-        gained = [code for code, _ in after if code not in before]
+        after = (await run_in_threadpool(site.chats.sender, contact)).playing
+        gained = sorted(after - before)
         if gained:
             return keep(gained[0], contact, answers)
         if new:

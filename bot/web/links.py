@@ -112,3 +112,7 @@ class PageLinks:
             gen: int = 0) -> str:
         token = self.links.make(kind, game, contact, seat, epoch, gen)
         return f"{self.base.rstrip('/')}/{kind}/{token}"
+
+    def public(self, game: str) -> str:
+        """The game's public page (spectators): no secret in it, a judge may post it."""
+        return f"{self.base.rstrip('/')}/g/{game}"

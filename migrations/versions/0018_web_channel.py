@@ -3,7 +3,7 @@ judge granted by `wolfjudge judge-link`, a player who joined by a join link) and
 join-link generation.
 
 Revision ID: 0018
-Revises: 0013
+Revises: 0015
 Create Date: 2026-12-08 09:00:00
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0018'
-down_revision: str | None = '0013'
+down_revision: str | None = '0015'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -73,7 +73,7 @@ def test_join_tells_the_judge_and_status_counts(table: Table) -> None:
     sent = table.send("P1", f"报名 {code} 小明")
     assert not dm_texts(sent, JUDGE)  # the judge's summary waits for its minute
     before = len(table.transport.sent)
-    deliver(table.service.db, table.bot.sender, now=utcnow() + timedelta(minutes=1, seconds=1))
+    deliver(table.service.db, table.bot.courier, now=utcnow() + timedelta(minutes=1, seconds=1))
     assert dm_texts(table.transport.sent[before:], JUDGE) == [f"【{code}】报名 1/12：小明"]
     assert "1/12" in table.reply("P1", "状态")
     assert "小明" in table.reply(JUDGE, "状态")
@@ -86,7 +86,7 @@ def test_leave_and_kick(table: Table) -> None:
     assert "已退出" in "".join(dm_texts(sent, "P2"))
     assert not dm_texts(sent, JUDGE)  # the judge's summary waits for its minute
     before = len(table.transport.sent)
-    deliver(table.service.db, table.bot.sender, now=utcnow() + timedelta(minutes=1, seconds=1))
+    deliver(table.service.db, table.bot.courier, now=utcnow() + timedelta(minutes=1, seconds=1))
     told = dm_texts(table.transport.sent[before:], JUDGE)
     assert told == [f"【{code}】报名 2/12：马甲1、马甲3"]
     assert "不在任何" in table.reply("P2", "状态")
@@ -109,7 +109,7 @@ def test_joins_reach_the_judge_as_a_summary_at_most_once_a_minute(table: Table) 
         judged += dm_texts(table.send(f"P{i}", f"报名 {code} 马甲{i}"), JUDGE)
         if i == 6:  # a minute on: the summary that waited goes out, with 6 names
             before = len(table.transport.sent)
-            deliver(table.service.db, table.bot.sender,
+            deliver(table.service.db, table.bot.courier,
                     now=utcnow() + timedelta(minutes=1, seconds=1))
             judged += dm_texts(table.transport.sent[before:], JUDGE)
     assert judged[0].startswith(f"【{code}】报名 6/12：马甲1、") and "马甲6" in judged[0]

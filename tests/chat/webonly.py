@@ -24,7 +24,7 @@ from told import history_lines, received_lines
 
 from bot.chat.demo import Demo
 from bot.cli import main
-from bot.transport import TransportSender
+from bot.transport import TransportCourier
 from bot.transport.memory import Sent
 from bot.transport.web import WebTransport
 from bot.web.app import create_app
@@ -96,7 +96,7 @@ class WebOnlyGame(Demo):
         bot = self.console.bot
         self.transport = RecordingWeb(bot.chats)
         self.console.transport = bot.transport = bot.rooms.transport = self.transport
-        bot.sender = TransportSender(self.transport)
+        bot.courier = TransportCourier(self.transport)
         self.service.judges = frozenset()  # nobody judges by the settings: the judge is granted
         self.links = Links(bot.chats.secret(SECRET_NAME, new_secret), self.utc)
         bot.lobby.ctx.web = PageLinks(base, self.links)
@@ -205,9 +205,9 @@ class WebOnlyGame(Demo):
         nonce = uuid.uuid4().hex
         page = self.judge_page if name == JUDGE else self.seat_page(name)
         if room is not None:
-            found = self.console.bot.chats.room_of(room)
-            assert found is not None
-            page = f"{page}/room/{found[1]}"
+            group = self.console.bot.chats.sender(None, room).room_group
+            assert group is not None
+            page = f"{page}/room/{group}"
         r = self.phone(name).post(page, data={"cmd": text, "nonce": nonce})
         assert r.status_code == 200, (name, text, r.status_code, r.text[:500])
         for said in shown(r.text):  # the page delivered its answer itself: to this contact

@@ -81,9 +81,9 @@ def wire_audit(fake: FakeOneBot, service: Service, code: str) -> int:
             seat = seat_of.get(sent.to)
             where = f"DM to {sent.to} (seat {seat})"
         else:
-            room = chats.room_of(sent.to)
-            assert room is None or room[0] == code, (sent.to, room)
-            group = room[1] if room else None
+            where_sent = chats.sender(None, sent.to)
+            assert where_sent.room_game in (None, code), (sent.to, where_sent)
+            group = where_sent.room_group
             where = f"post in {sent.to} ({group})"
         for line in sent.text.split("\n"):
             audiences = told.get(line)

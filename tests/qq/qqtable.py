@@ -137,7 +137,7 @@ class QQTable(Demo):
     def settle(self, msg_id: str | None = None) -> None:
         end = time.monotonic() + SETTLE
         chats = self.console.bot.chats
-        while msg_id is not None and not chats.seen(msg_id):
+        while msg_id is not None and not chats.sender(None, msg_key=msg_id).handled:
             assert time.monotonic() < end, f"message {msg_id} not handled"
             time.sleep(0.005)
         assert self.transport.wait_settled(SETTLE)
@@ -202,5 +202,4 @@ class QQTable(Demo):
         return self.service.state(self.code).winner or "none"
 
     def room_of_group(self, group: str) -> str | None:
-        found = self.console.bot.chats.room_of(group)
-        return found[1] if found else None
+        return self.console.bot.chats.sender(None, group).room_group

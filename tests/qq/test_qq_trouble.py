@@ -45,7 +45,7 @@ def test_restart_drop_and_hostile_last_words_in_one_game(onebot: FakeOneBot,
         table.start_bot()  # catches up from QQ's history before anything else
         table.settle()
         chats = table.console.bot.chats
-        assert all(chats.seen(mid) for mid in meanwhile.values())
+        assert all(chats.sender(None, msg_key=mid).handled for mid in meanwhile.values())
         after = onebot.sent[sent_before:]
         for contact in meanwhile:
             assert len([s for s in after if s.kind == "dm" and s.to == contact]) == 1, after
@@ -124,7 +124,7 @@ def test_dms_reach_friends_only_and_friend_requests_carry_the_code(
             if any("报名成功" in t for t in onebot.dms_to(stranger)):
                 break
             bot = table.console.bot  # the retry, as the deliverer makes it when it is due
-            deliver(bot.service.db, bot.sender, now=datetime.now(UTC).replace(tzinfo=None)
+            deliver(bot.service.db, bot.courier, now=datetime.now(UTC).replace(tzinfo=None)
                     + timedelta(hours=2))
         assert any("报名成功" in t for t in onebot.dms_to(stranger))
         assert len([t for t in onebot.dms_to(JUDGE_QQ) if "私聊不到" in t]) == 1

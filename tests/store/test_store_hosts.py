@@ -69,11 +69,14 @@ def test_a_lobby_room_or_token_of_another_account_is_unknown(
                               status="open", created_at=at(1, 8))
     assert code == "LOBB"
     assert chats_b.lobby(code) is not None and chats_a.lobby(code) is None
-    assert chats_b.judged("wx-judge") == ["LOBB"] and chats_a.judged("wx-judge") == []
+    assert chats_b.sender("wx-judge").judged == ("LOBB",)
+    assert chats_a.sender("wx-judge").judged == ()
     classic_game(second, "gb", rooms={"public": "room-b"})
-    assert chats_b.room_of("room-b") == ("gb", "public") and chats_a.room_of("room-b") is None
+    in_b, in_a = chats_b.sender("x", "room-b"), chats_a.sender("x", "room-b")
+    assert (in_b.room_game, in_b.room_group) == ("gb", "public") and in_a.room_game is None
     assert "room-b" in chats_b.all_rooms() and "room-b" not in chats_a.all_rooms()
-    assert chats_b.player_games("wx-gb-3") == ["gb"] and chats_a.player_games("wx-gb-3") == []
+    assert chats_b.sender("wx-gb-3").games() == ["gb"] and chats_a.sender("wx-gb-3").games() == []
+    assert chats_a.sender("wx-gb-3").seat("gb") is None
     chats_b.add_token("hash-1", "gb", 3, at(1, 8))
     assert chats_a.take_seat("hash-1", "wx-new", at(1, 9), frozenset()) == "bad"
     taken = chats_b.take_seat("hash-1", "wx-new", at(1, 9), frozenset())

@@ -24,7 +24,6 @@ from bot.outbox import (
     REPLY,
     TURN_HOLD,
     OutgoingMessage,
-    _addresses,
     deliver,
     plan,
     turn,
@@ -32,6 +31,7 @@ from bot.outbox import (
 from bot.service import Service
 from bot.store.chat import chat_row
 from bot.store.models import OutboxRow
+from bot.store.outbox import addresses
 from engine.commands import Vote
 
 
@@ -257,7 +257,7 @@ def test_a_restart_sends_at_once_what_a_console_killed_inside_a_line_left_held(
     service = Service(db_url)
     try:
         with service.db.read() as s:
-            known = _addresses(s, {r.game_id for r in held})
+            known = addresses(s, {r.game_id for r in held})
     finally:
         service.close()
     expected: dict[str, list[str]] = {}
