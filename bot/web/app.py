@@ -44,7 +44,7 @@ from bot.chat.bot import MAX_TEXT, ChatBot
 from bot.chat.desk_records import new_slug
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.gametime import instant_of, utcnow, wall_clock, zone
-from bot.ids import GAME_ID
+from bot.ids import GAME_ID, is_page_contact
 from bot.records.balance import Background
 from bot.records.report import pct
 from bot.service import Service, UnknownGame
@@ -125,7 +125,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     # the pages of a game with no chat account (issue 30): a judge's home, join links and
     # keys, rooms as pages (bot/web/home.py, join.py, rooms.py)
     site = Site(service, chats, links, page, limits, lock, now, bot, root,
-                frozenset(proxies), joins=RateLimits(), app=app)
+                frozenset(proxies), joins=RateLimits(), app=app, hub=hub)
 
     def game_time(code: str) -> datetime:
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))
@@ -223,6 +223,8 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         return StreamingResponse(live.stream(hub, keys), media_type="text/event-stream",
                                  headers={"X-Accel-Buffering": "no"})
 
+    site.events = events
+
     @app.get("/j/{token}", response_class=HTMLResponse)
     def judge(token: str) -> HTMLResponse:
         found = admitted(token, "j")
@@ -276,14 +278,18 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     @app.get("/p/{token}/manifest.webmanifest")
     def manifest(token: str) -> Response:
         """The web app manifest of a seat's page: added to the home screen, it opens that
-        page (iOS 16.4+ pushes only to a page opened from there)."""
+        page (iOS 16.4+ pushes only to a page opened from there); for a player who joined by
+        link, their key, which never expires and opens the seat's page."""
         found = admitted(token, "p")
         if found is None:
             return denied()
-        claim = found[0]
+        claim, contact = found
+        start, scope = f"{root}/p/{token}", f"{root}/p/{token}"
+        if is_page_contact(contact):
+            start, scope = site.link("k", "", contact), f"{root}/"
         body = {"name": t("web.player_manifest", code=claim.game, seat=claim.seat),
-                "short_name": claim.game, "start_url": f"{root}/p/{token}",
-                "scope": f"{root}/p/{token}", "display": "standalone",
+                "short_name": claim.game, "start_url": start,
+                "scope": scope, "display": "standalone",
                 "background_color": "#f6f6f3", "theme_color": "#1b1b1b", "lang": "zh-CN",
                 "icons": [{"src": f"{root}/static/icon-192.png", "sizes": "192x192",
                            "type": "image/png"},

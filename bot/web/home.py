@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from bot import options_text
@@ -29,6 +29,7 @@ from bot.ids import MAX_ID, is_page_contact
 from bot.options_text import Option
 from bot.store.web import HomeGame
 from bot.texts import ruleset_name, t
+from bot.web import live
 from bot.web.links import Claim, digest
 from bot.web.site import Site
 from engine.options import duration_minutes
@@ -266,6 +267,15 @@ def router(site: Site) -> APIRouter:
         if found is None:
             return site.denied()
         return await run_in_threadpool(view, token, found[1])
+
+    @api.get("/h/{token}/events")
+    async def home_events(token: str) -> Response:
+        """The home's stream: what the judge is sent, and joins to their lobbies."""
+        found = await run_in_threadpool(admitted, token)
+        if found is None:
+            return site.denied()
+        lobbies = await run_in_threadpool(site.lobbies, found[1])
+        return site.streaming([live.mine(found[1]), *map(live.lobby, sorted(lobbies))])
 
     @api.post("/h/{token}", response_class=HTMLResponse)
     async def home_send(token: str, request: Request) -> HTMLResponse:

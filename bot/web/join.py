@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from bot.ids import new_page_contact
 from bot.store.models import Lobby
 from bot.texts import ruleset_name, t
-from bot.web import qr
+from bot.web import live, qr
 from bot.web.links import Claim, digest
 from bot.web.site import Site
 
@@ -132,6 +132,7 @@ def router(site: Site) -> APIRouter:
             await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
         answers = await site.send(contact, f"报名 {lobby.code} {name}",
                                   fields.get("nonce", ""), {f"contact:{contact}"})
+        site.lobby_changed({lobby.code})  # the judge sees the join live
         if await run_in_threadpool(member, lobby.code, contact):
             return joined(lobby, contact, answers)
         if new:
@@ -235,6 +236,16 @@ def router(site: Site) -> APIRouter:
                                           active[0].seat)
             return RedirectResponse(url, status_code=303)
         return await run_in_threadpool(key_view, contact, token)
+
+    @api.get("/k/{token}/events")
+    async def key_events(token: str) -> Response:
+        """The key's stream: what the player is sent (a lobby's news), and their lobbies'
+        joins; once the game is under way the key opens the seat's page and its stream."""
+        contact = await run_in_threadpool(admitted, token)
+        if contact is None:
+            return site.denied(t("web.key_denied"))
+        lobbies = await run_in_threadpool(site.lobbies, contact)
+        return site.streaming([live.mine(contact), *map(live.lobby, sorted(lobbies))])
 
     @api.post("/k/{token}", response_class=HTMLResponse)
     async def key_send(token: str, request: Request) -> HTMLResponse:

@@ -11,7 +11,10 @@ what concerns its page, decided in memory, never by a database query per stream:
   secret action happened;
 - a judge's page: every commit of the game, and what is delivered to the judge;
 - the game's public page: what the table is told in public (a public room's post, or the
-  public page's copy of an announcement, written with its commit).
+  public page's copy of an announcement, written with its commit);
+- a judge's home and a player's key (a game with no chat account: bot/web/home.py, join.py):
+  every DM delivered to the contact, of a game or of none (`mine`), and who joined or left a
+  lobby they judge or joined (`lobby`, woken by the pages' actions: bot/web/site.py).
 
 `Hub.wake` is called from any thread (the deliverer, a request, the scheduler); each stream
 waits on an asyncio event set through its own loop.
@@ -32,6 +35,7 @@ from engine.events import Event
 from engine.model import GameState
 
 Key = tuple[str, ...]  # ("to", game, contact) | ("judge", game) | ("public", game)
+#                        | ("mine", contact) | ("lobby", code)
 PUBLIC_TARGETS = ("public", "group:public")  # a public room's posts (the router's, the notices)
 KEEP_ALIVE = 20.0  # seconds between comment lines on a quiet stream (proxies close idle ones)
 LIFETIME = 300.0  # seconds a stream lasts; the browser opens a new one (its link checked again)
@@ -47,6 +51,14 @@ def judged(game: str) -> Key:
 
 def public(game: str) -> Key:
     return ("public", game)
+
+
+def mine(contact: str) -> Key:
+    return ("mine", contact)
+
+
+def lobby(code: str) -> Key:
+    return ("lobby", code)
 
 
 @dataclass(eq=False)
@@ -111,8 +123,10 @@ class Hub:
     def delivered(self, message: OutgoingMessage, chats: ChatStore) -> None:
         """A row marked sent: the pages of whoever got it."""
         game = message.game_id
-        if game is None:
-            return  # (a lobby's message: no page shows it)
+        if game is None:  # a lobby's message: its contact's home or key
+            if message.channel not in ROOM_CHANNELS:
+                self.wake([mine(message.address)])
+            return
         if message.channel in ROOM_CHANNELS:
             group = message.target.removeprefix("group:")
             keys = [to(game, c) for c in chats.room_members(game, group)]
@@ -120,7 +134,7 @@ class Hub:
                 keys.append(public(game))
             self.wake(keys)
         elif message.channel != PAGE:
-            self.wake([to(game, message.address)])
+            self.wake([to(game, message.address), mine(message.address)])
 
 
 class Notifying:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from fastapi import Request
+from fastapi import Request, Response
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -28,6 +28,7 @@ from bot.store.chat import ChatStore
 from bot.store.web import WebStore
 from bot.texts import t
 from bot.transport import Incoming
+from bot.web import live
 from bot.web.links import Kind, Links
 
 FIELD_LIMIT = 4096  # characters of one form field that are read (a command is at most 4096)
@@ -58,6 +59,9 @@ class Site:
     proxies: frozenset[str] = frozenset()
     joins: Limits | None = None  # the join form's limit, per address
     app: Any = None  # the FastAPI app (which pages it serves)
+    hub: live.Hub | None = None  # the open pages' streams (bot/web/live.py)
+    # a page's event stream watching some keys (bot/web/app.py)
+    events: Callable[[list[live.Key]], Response] | None = None
     web: WebStore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -84,9 +88,13 @@ class Site:
         return local.strftime("%m-%d %H:%M")
 
     def stream(self, path: str) -> str:
-        """A page's event stream, where this process serves streams (else none: the page
-        fetches itself now and then)."""
-        return path if self.has_route(path.rsplit("/", 2)[0] + "/{token}/events") else ""
+        """A page's event stream (where this process serves streams: a bot runs here; else
+        none, and the page fetches itself now and then)."""
+        return path if self.bot is not None else ""
+
+    def streaming(self, keys: list[live.Key]) -> Response:
+        assert self.events is not None
+        return self.events(keys)
 
     # pages ---------------------------------------------------------------------------------------
     def denied(self, reason: str | None = None, status: int = 403) -> HTMLResponse:
@@ -133,10 +141,23 @@ class Site:
         return {k: [str(v)[:FIELD_LIMIT] for v in form.getlist(k) if isinstance(v, str)]
                 for k in form if k.startswith(prefix)}
 
+    def lobbies(self, contact: str) -> set[str]:
+        """The open lobbies `contact` joined or judges."""
+        who = self.chats.sender(contact)
+        judged = [self.chats.lobby(c) for c in who.active_judged()]
+        return set(who.joined) | {lb.code for lb in judged if lb and lb.status == "open"}
+
+    def lobby_changed(self, codes: set[str]) -> None:
+        """Who joined these lobbies may have changed: their judge's page, the judge's home
+        and the keys of who joined (live), however it changed (a join, `退出`, `踢出`)."""
+        if self.hub is not None and codes:
+            self.hub.wake([k for c in codes for k in (live.judged(c), live.lobby(c))])
+
     async def send(self, contact: str, text: str, nonce: str, answers: set[str], *,
                    game: str | None = None, room: str | None = None) -> list[str]:
         """`text` sent as `contact`'s DM (to `game` when given: `#CODE` before it), or said
-        in `room`; the answers it got (the turn's rows for `answers`), shown on the page."""
+        in `room`; the answers it got (the turn's rows for `answers`), shown on the page.
+        The lobbies the sender was or is in are told it may have changed them."""
         text = text.strip()
         if not text:
             return [t("web.empty")]
@@ -149,8 +170,11 @@ class Site:
         msg = Incoming(msg_id=f"web/{nonce[:64] or uuid.uuid4().hex}", sender=contact,
                        text=text, at=self.now().replace(tzinfo=UTC), room=room)
         bot = self.bot
+        before = await run_in_threadpool(self.lobbies, contact) if room is None else set()
         with self.lock:
             got = await run_in_threadpool(bot.handle_page, msg, answers)
+        if room is None:
+            self.lobby_changed(before | await run_in_threadpool(self.lobbies, contact))
         return [t("web.again")] if got is None else got or [t("web.done")]
 
     def allowed(self, key: Hashable) -> bool:

@@ -2,7 +2,9 @@
 player on their phone, against the web channel's pages served by uvicorn on loopback (the
 helpers of tests/chat/test_web_browser.py): the join link opened, a 马甲 typed, the key shown
 (link and QR code) and opened, the seat's page once the judge starts, an action typed there and
-answered. The judge and the eleven other players act through the same pages over HTTP."""
+answered, and what the judge does then arriving on the open pages without a reload (their
+event streams): the start takes the key's page to the seat's page, a card appears on it. The
+judge and the eleven other players act through the same pages over HTTP."""
 
 from __future__ import annotations
 
@@ -59,7 +61,12 @@ def test_join_by_link_and_act_in_chromium_at_375px(served: WebOnlyGame, tmp_path
         contact = next(m.contact_id for m in game.console.bot.chats.members(game.code)
                        if m.forum_name == "手机玩家")
         game.keys[contact] = key_url[len(game.base):]
-        game.begin()  # the judge presses 开始 on their page
+        browser.get(key_url)  # the key before the start: the lobby, live
+        WebDriverWait(browser, 30).until(
+            lambda b: b.find_element("tag name", "body").get_attribute("data-live") == "on")
+        game.begin()  # the judge presses 开始 on their page: no reload here
+        WebDriverWait(browser, 30).until(lambda b: "身份牌" in b.find_element(
+            "tag name", "body").text)  # the key's page went to the seat's page by itself
         while game.service.state(game.code).phase == "SETUP":
             assert game.advance()  # day 1: the sheriff's vote, by the players' pages
         browser.get(key_url)  # the key opens the seat's page
@@ -84,5 +91,12 @@ def test_join_by_link_and_act_in_chromium_at_375px(served: WebOnlyGame, tmp_path
         page = game.phone(JUDGE).post(game.judge_page, data={"cmd": "票型",
                                                              "nonce": uuid.uuid4().hex})
         assert f"{seat}号" in answers(page.text)
+        # what the judge does next reaches the open page without a reload
+        WebDriverWait(browser, 30).until(
+            lambda b: b.find_element("tag name", "body").get_attribute("data-live") == "on")
+        game.phone(JUDGE).post(game.judge_page, data={"cmd": f"黄牌 {seat} 迟到",
+                                                      "nonce": uuid.uuid4().hex})
+        WebDriverWait(browser, 30).until(
+            lambda b: "法官给了你一张黄牌" in b.find_element("css selector", "#history").text)
     finally:
         browser.quit()

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi.testclient import TestClient
+from test_web_games import PagedDemo
 from told import history_lines, received_lines
 
 from bot.chat.demo import Demo
@@ -94,7 +95,7 @@ class WebOnlyGame(Demo):
         self.db_url = db_url
         self.base = base
         bot = self.console.bot
-        self.transport = RecordingWeb(bot.chats)
+        self.transport = self.recording = RecordingWeb(bot.chats)
         self.console.transport = bot.transport = bot.rooms.transport = self.transport
         bot.courier = TransportCourier(self.transport)
         self.service.judges = frozenset()  # nobody judges by the settings: the judge is granted
@@ -254,4 +255,9 @@ class WebOnlyGame(Demo):
         judge = self.phone(JUDGE).get(self.judge_page).text
         assert "page:" not in judge
         assert all(c.startswith("page:") for c in chats.contacts(self.code).values())
+        # the spectators' page: the public board only (tests/chat/test_web_games.py's audit)
+        spectator = TestClient(self.app, base_url=self.base)
+        PagedDemo.public_page(self, spectator, self.service.state(self.code),  # type: ignore[arg-type]
+                              self.service.game_log(self.code))
+        assert "page:" not in spectator.get(f"/g/{self.code}").text
         self.audits += 1

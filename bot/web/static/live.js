@@ -26,6 +26,9 @@
     fetch(location.href, {cache: "no-store", credentials: "same-origin", referrerPolicy: "no-referrer"})
       .then(function (r) {
         if (r.status === 403 || r.status === 404) { stop(); return null; }
+        // a page that now leads elsewhere (a player's key once their game starts: the seat's
+        // page) is followed
+        if (r.redirected && r.ok) { stop(); location.assign(r.url); return null; }
         return r.ok ? r.text() : null;
       })
       .then(function (html) {
