@@ -352,3 +352,35 @@ def test_on_a_chat_platform_players_join_by_dm_as_before(tmp_path: Path) -> None
 
 
 CODE = re.compile(r"游戏码 ([A-Z0-9]{4,8})")
+
+
+def test_a_token_of_another_kind_or_game_opens_no_new_page(game: WebOnlyGame) -> None:
+    """Every new route reads only its own kind of link: a key, a judge's page, a join link or
+    a home given to another route (or another game's) is refused, and changes nothing."""
+    game.open()
+    contact = game.join_as("小明")
+    game.console.bot.codes = lambda: "OTHER2"  # (a second lobby of the same judge)
+    r = game.phone(JUDGE).post(game.home, data={"cmd": "新游戏 经典", "nonce": "second"})
+    second = path(next(u for u in re.findall(r"https://\S+", answers(r.text))
+                       if "/join/" in u))
+    tokens = {"key": game.keys[contact].rsplit("/", 1)[1],
+              "home": game.home.rsplit("/", 1)[1],
+              "judge": game.judge_page.rsplit("/", 1)[1],
+              "join": game.join.rsplit("/", 1)[1]}
+    before = _rows(game)
+    browser = _browser(game)
+    for route, own in (("/h/", "home"), ("/k/", "key")):
+        for kind, token in tokens.items():
+            if kind == own:
+                continue
+            for r in (browser.get(route + token),
+                      browser.post(route + token, data={"cmd": "状态", "nonce": kind})):
+                assert r.status_code == 403 and "无法打开" in r.text, (route, kind)
+    for kind in ("key", "home", "judge", "join"):
+        r = browser.get(f"{game.judge_page.rsplit('/', 1)[0]}/{tokens[kind]}/room/wolves")
+        assert r.status_code in (403, 404), kind
+    # another lobby's join link joins that lobby, never this one
+    r = browser.post(second, data={"name": "小红", "nonce": "x"})
+    assert r.status_code == 200
+    assert [m.forum_name for m in game.console.bot.chats.members(game.code)] == ["小明"]
+    assert _rows(game)["joins"] == before["joins"] + 1
