@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -27,10 +26,12 @@ from bot.chat.lobby import CHAT_DEFAULTS, DEFAULT_PLAYERS, channel_defaults
 from bot.gametime import utcnow
 from bot.ids import MAX_ID, is_page_contact
 from bot.options_text import Option
-from bot.store.web import HomeGame
+from bot.store.chat import ChatStore
+from bot.store.db import Database
+from bot.store.web import HomeGame, WebStore
 from bot.texts import ruleset_name, t
 from bot.web import live
-from bot.web.links import Claim, digest
+from bot.web.links import SECRET_NAME, Claim, Links, PageLinks, digest, new_secret
 from bot.web.site import Site
 from engine.options import duration_minutes
 from engine.ruleset import ruleset_names
@@ -46,10 +47,7 @@ class BadName(ValueError):
 def grant(db_url: str | None, name: str, *, reset: bool = False, revoke: bool = False) -> str:
     """`wolfjudge judge-link NAME`: the link to NAME's home (after `reset`, a new one; the old
     one is refused), or, with `revoke`, "" once the right and the links are taken back."""
-    from bot.store.chat import ChatStore
-    from bot.store.db import Database
-    from bot.store.web import WebStore
-    from bot.web.server import WebSettings
+    from bot.web.server import WebSettings  # (the pages' settings, read from the environment)
 
     name = name.strip()
     if not 0 < len(name) <= NAME_MAX or len(name) > MAX_ID or any(
@@ -69,21 +67,12 @@ def grant(db_url: str | None, name: str, *, reset: bool = False, revoke: bool = 
             return ""
         web.know(name, digest(name), utcnow(), creates_games=True)
         epoch = chats.revoke_links(name) if reset else chats.link_epoch(name)
-        links = page_links_for(db, settings)
+        # signed with the pages' key (WOLFJUDGE_WEB_SECRET, or the one kept in the database)
+        secret = settings.secret or chats.secret(SECRET_NAME, new_secret)
+        links = PageLinks(settings.url, Links(secret, utcnow, settings.link_days))
         return links.url("h", "", name, None, epoch)
     finally:
         db.dispose()
-
-
-def page_links_for(db: Any, settings: Any) -> Any:
-    """The page links signed with the pages' key (WOLFJUDGE_WEB_SECRET, or the one kept in
-    the database), without a running service."""
-    from bot.gametime import utcnow as now
-    from bot.store.chat import ChatStore
-    from bot.web.links import SECRET_NAME, Links, PageLinks, new_secret
-
-    secret = settings.secret or ChatStore(db).secret(SECRET_NAME, new_secret)
-    return PageLinks(settings.url, Links(secret, now, settings.link_days))
 
 
 # the 新游戏 form ---------------------------------------------------------------------------------

@@ -5,11 +5,11 @@
   CODE 马甲` through the same handler as a DM, so the same checks apply. A browser that joins
   gets a new contact (`page:…`: no chat platform's id looks like it, and no page shows it) and
   its own private link, `/k/TOKEN`, shown as a link and a QR code with a line telling the
-  player to keep it: it is their only key. The browser keeps that key in a cookie for the join
-  pages, so opening a join link again shows the same key (or joins the next game as the same
-  person). A join link works until the game starts (then a page says so), and until the
-  judge's `报名链接 重置`. The join form is rate-limited per address (behind a proxy we trust:
-  the address it saw, `WOLFJUDGE_WEB_TRUSTED_PROXIES`).
+  player to keep it: it is their only key. The browser keeps that key in a cookie (HttpOnly,
+  read by the join and substitute pages only), so opening a join link again shows the same
+  key (or joins the next game as the same person). A join link works until the game starts
+  (then a page says so), and until the judge's `报名链接 重置`. The join form is rate-limited
+  per address (behind a proxy we trust: the address it saw, `WOLFJUDGE_WEB_TRUSTED_PROXIES`).
 - `/take/TOKEN`: a substitute's link (`替补 S` answers with it where people join by link): the
   seat taken (`接替 TOKEN`, the same checks) by this browser's contact, a new one if it has
   none, and its key given as a join's is.
@@ -65,7 +65,7 @@ def router(site: Site) -> APIRouter:
         return lobby, None
 
     def known_key(request: Request) -> str | None:
-        """The contact whose key this browser keeps (a cookie of the join pages), if the key
+        """The contact whose key this browser keeps (its cookie), if the key
         is still good."""
         claim = site.links.read(request.cookies.get(COOKIE, "")[:512])
         if claim is None or claim.kind != "k":
