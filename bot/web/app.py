@@ -71,6 +71,9 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 MAX_BODY = 16 * 1024  # bytes of a form or a subscription (a command is at most 4096 characters)
+# what a browser's Sec-Fetch-Site says of a form posted from another site's page (ours say
+# same-origin; a browser too old to say is taken at its word: no header)
+OTHER_SITES = ("cross-site", "same-site")
 VOTES_IN_PUBLIC = ("forum", FORUM_AUTO)  # votes.channel values whose votes the forum shows
 
 
@@ -105,7 +108,9 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         service.on_commit_state.append(hub.committed)
 
     app.add_middleware(Guard, too_large=lambda: page(
-        "denied.html", status=413, reason=t("web.too_large", kb=MAX_BODY // 1024)))
+        "denied.html", status=413, reason=t("web.too_large", kb=MAX_BODY // 1024)),
+                       other_site=lambda: page("denied.html", status=403,
+                                               reason=t("web.other_site")))
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = env.get_template(name).render(nonce=uuid.uuid4().hex, actions=bot is not None,
@@ -395,12 +400,18 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
 class Guard:
     """Every response gets the headers that keep a link secret (the replay sets its own
-    policy); a POST body over MAX_BODY, or of no stated size, is refused before it is read.
-    Plain ASGI, so that a page's event stream passes through untouched."""
+    policy); a POST body over MAX_BODY, or of no stated size, is refused before it is read;
+    a POST the browser says came from another site's page (Sec-Fetch-Site: a cross-site or
+    sibling-subdomain form riding the key's cookie, which SameSite=Lax does not stop on the
+    same site) is refused. (Not the Origin header: with `Referrer-Policy: no-referrer` a
+    browser sends `Origin: null` for our own forms too.) Plain ASGI, so that a page's event
+    stream passes through untouched."""
 
-    def __init__(self, app: ASGIApp, too_large: Callable[[], Response]) -> None:
+    def __init__(self, app: ASGIApp, too_large: Callable[[], Response],
+                 other_site: Callable[[], Response]) -> None:
         self.app = app
         self.too_large = too_large
+        self.other_site = other_site
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -416,7 +427,11 @@ class Guard:
             await send(message)
 
         if scope["method"] == "POST":
-            size = Headers(scope=scope).get("content-length", "")
+            headers = Headers(scope=scope)
+            if headers.get("sec-fetch-site", "") in OTHER_SITES:
+                await self.other_site()(scope, receive, send_with_headers)
+                return
+            size = headers.get("content-length", "")
             if not size.isdigit() or int(size) > MAX_BODY:
                 await self.too_large()(scope, receive, send_with_headers)
                 return

@@ -384,3 +384,35 @@ def test_a_token_of_another_kind_or_game_opens_no_new_page(game: WebOnlyGame) ->
     assert r.status_code == 200
     assert [m.forum_name for m in game.console.bot.chats.members(game.code)] == ["小明"]
     assert _rows(game)["joins"] == before["joins"] + 1
+
+
+# another site's forms -------------------------------------------------------------------------
+def test_a_form_posted_from_another_site_is_refused_and_changes_nothing(game: WebOnlyGame
+                                                                       ) -> None:
+    """README "Web pages": a page of another site (a sibling subdomain included, which
+    SameSite=Lax lets the key's cookie reach) cannot post our forms for the browser: the
+    browser says where the form came from (Sec-Fetch-Site), and only our own pages'
+    forms are taken. The join form would otherwise join the lobby as the cookie's player."""
+    game.open()
+    contact = game.join_as("小明")
+    phone = game.phone(contact)
+    game.console.bot.codes = lambda: "OTHER3"  # a second lobby, whose join link is public
+    r = game.phone(JUDGE).post(game.home, data={"cmd": "新游戏 经典", "nonce": "second"})
+    second = path(next(u for u in re.findall(r"https://\S+", answers(r.text))
+                       if "/join/" in u))
+    before = _rows(game)
+    for site in ("cross-site", "same-site"):
+        hostile = {"Sec-Fetch-Site": site}
+        for url, fields in ((second, {"name": "被冒用", "nonce": f"j-{site}"}),
+                            (game.keys[contact], {"cmd": "退出", "nonce": f"k-{site}"}),
+                            (game.home, {"cmd": "新游戏 经典", "nonce": f"h-{site}"})):
+            client = game.phone(JUDGE) if url == game.home else phone
+            r = client.post(url, data=fields, headers=hostile)
+            assert r.status_code == 403 and "其他网站" in r.text, (site, url)
+    assert _rows(game) == before
+    assert [m.forum_name for m in game.console.bot.chats.members(game.code)] == ["小明"]
+    # our own pages' forms (and a browser that does not say) are taken as before
+    r = phone.post(second, data={"name": "小明二号", "nonce": "own"},
+                   headers={"Sec-Fetch-Site": "same-origin"})
+    assert r.status_code == 200 and "报名成功" in answers(r.text)
+
