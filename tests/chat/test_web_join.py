@@ -416,3 +416,22 @@ def test_a_form_posted_from_another_site_is_refused_and_changes_nothing(game: We
                    headers={"Sec-Fetch-Site": "same-origin"})
     assert r.status_code == 200 and "报名成功" in answers(r.text)
 
+
+def test_a_revoked_key_in_the_cookie_costs_what_a_random_one_costs(game: WebOnlyGame) -> None:
+    """The key a browser keeps is checked with the same reads whatever it holds: a key
+    revoked by `网页 重置` is not told from a random one by how long the join page takes."""
+    from test_web_told import _statements
+
+    game.open()
+    contact = game.join_as("小明")
+    revoked = game.keys[contact].rsplit("/", 1)[1]
+    game.phone(contact).post(game.keys[contact], data={"cmd": "网页 重置", "nonce": "w"})
+    counts = {}
+    for name, cookie in (("revoked", revoked), ("random", "A" * len(revoked)),
+                         ("a join link", game.join.rsplit("/", 1)[1])):
+        browser = _browser(game, cookies={"wolfjudge_key": cookie})
+        with _statements(game) as seen:  # type: ignore[arg-type]
+            assert browser.get(game.join).status_code == 200
+        counts[name] = len(seen)
+    assert len(set(counts.values())) == 1, counts
+
