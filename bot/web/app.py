@@ -40,7 +40,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bot.chat.bot import MAX_TEXT, ChatBot
+from bot.chat.bot import ChatBot
 from bot.chat.desk_records import new_slug
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.gametime import instant_of, utcnow, wall_clock, zone
@@ -50,7 +50,6 @@ from bot.records.report import pct
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import t, text_data
-from bot.transport import Incoming
 from bot.web import community, home, join, live, pages, rooms
 from bot.web.links import Claim, Kind, Links
 from bot.web.lobby import lobby_view
@@ -97,8 +96,6 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     env.globals["data"] = text_data
     env.globals["pct"] = pct
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    limits = RateLimits()
-    lock = threading.Lock()  # one page action at a time (the chat bot's own order)
     root = base.rstrip("/")
     hub = live.Hub()
     app.state.hub = hub
@@ -129,7 +126,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
     # the pages of a game with no chat account (issue 30): a judge's home, join links and
     # keys, rooms as pages (bot/web/home.py, join.py, rooms.py)
-    site = Site(service, chats, links, page, limits, lock, now, bot, root,
+    site = Site(service, chats, links, page, RateLimits(), threading.Lock(), now, bot, root,
                 frozenset(proxies), joins=RateLimits(), app=app, hub=hub)
 
     def game_time(code: str) -> datetime:
@@ -198,27 +195,18 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     async def act(request: Request, claim: Claim, contact: str, answers: set[str]
                   ) -> list[str] | HTMLResponse:
         """What the page's form says (`cmd`, and the quick forms' fields after it), sent as
-        `contact`'s DM (addressed to the game) with `nonce` as its message id; the answers it
-        got, or the page's refusal (too many, or the pages only read)."""
-        code = claim.game
+        `contact`'s DM addressed to the game (Site.send, as every page's action); the
+        answers it got, or the page's refusal (too many, or the pages only read)."""
         if bot is None:
             return page("denied.html", status=405, reason=t("web.read_only"))
         # per claim, not per token: another spelling of the same link is the same budget
-        if not limits.take((claim.kind, claim.game, claim.contact, claim.seat), now()):
+        if not site.allowed((claim.kind, claim.game, claim.contact, claim.seat)):
             return page("denied.html", status=429, reason=t("web.too_many"))
         form = await request.form()
         text = " ".join(str(form.get(k, "")).strip() for k in ("cmd", "a", "b", "c")
                         if str(form.get(k, "")).strip())
-        nonce = str(form.get("nonce", ""))[:64] or uuid.uuid4().hex
-        if not text:
-            return [t("web.empty")]
-        if len(text) > MAX_TEXT:
-            return [t("too_long", limit=MAX_TEXT)]
-        msg = Incoming(msg_id=f"web/{nonce}", sender=contact, text=f"#{code} {text}",
-                       at=now().replace(tzinfo=UTC))
-        with lock:
-            got = await run_in_threadpool(bot.handle_page, msg, answers)
-        return [t("web.again")] if got is None else got or [t("web.done")]
+        return await site.send(contact, text, str(form.get("nonce", "")), answers,
+                               game=claim.game)
 
     def events(keys: list[live.Key]) -> Response:
         """A page's stream; none where this process commits nothing (the pages only read):
@@ -322,7 +310,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
             return JSONResponse({"ok": False, "text": t("web.push_off_server")},
                                 status_code=405)
         claim, contact = found
-        if not limits.take((claim.kind, claim.game, claim.contact, claim.seat), now()):
+        if not site.allowed((claim.kind, claim.game, claim.contact, claim.seat)):
             return JSONResponse({"ok": False, "text": t("web.too_many")}, status_code=429)
         form = await request.form()
         fields = [str(form.get(k, "")) for k in ("endpoint", "p256dh", "auth")]

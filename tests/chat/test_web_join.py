@@ -435,3 +435,19 @@ def test_a_revoked_key_in_the_cookie_costs_what_a_random_one_costs(game: WebOnly
         counts[name] = len(seen)
     assert len(set(counts.values())) == 1, counts
 
+
+def test_a_kick_from_the_judges_page_wakes_the_lobbys_pages(game: WebOnlyGame) -> None:
+    """README: the judge sees joins live, and whoever joined sees the lobby's count change: a
+    `踢出` (or any action) on the judge's page wakes the lobby's pages as a join does."""
+    from bot.web import live
+
+    game.open()
+    game.join_as("小明")
+    game.join_as("小红")
+    hub = game.app.state.hub
+    woken: list[live.Key] = []
+    wake = hub.wake
+    hub.wake = lambda keys: woken.extend(keys := list(keys)) or wake(keys)
+    r = game.phone(JUDGE).post(game.judge_page, data={"cmd": "踢出 小红", "nonce": "k"})
+    assert "已将 小红 移出" in answers(r.text)
+    assert live.lobby(game.code) in woken and live.judged(game.code) in woken
