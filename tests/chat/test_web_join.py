@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from webonly import BASE, JUDGE, WebOnlyGame, answers, links_on, path
+from webonly import BASE, JUDGE, WebOnlyGame, answers, links_on, path, web_only
 
 from bot.cli import main
 from bot.store.models import Lobby, LobbyPlayer, WebContact
@@ -27,10 +27,7 @@ BIG = "狼" * (200 * 1024 // 3)  # 200 KB of text
 
 @pytest.fixture
 def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WebOnlyGame]:
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
-    monkeypatch.delenv("WOLFJUDGE_WEB_SECRET", raising=False)
-    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}")
-    g.audit = False
+    g = web_only(tmp_path, monkeypatch)
     yield g
     g.service.close()
 
@@ -199,8 +196,7 @@ def test_a_join_link_stops_at_the_start_and_other_tokens_never_join(game: WebOnl
     """A started game's join link: a clear page saying so; a key, a judge's link or a
     forged token on the join route: no lobby; nothing changes."""
     game.open()
-    for i in range(1, 13):
-        game.join_as(f"马甲{i:02d}")
+    game.fill()
     key = next(iter(game.keys.values()))
     before = _rows(game)
     for token in (key.rsplit("/", 1)[1], game.judge_page.rsplit("/", 1)[1],
@@ -264,9 +260,7 @@ def test_a_trusted_proxy_gives_the_clients_address(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.web.app import create_app
 
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
-    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}")
-    g.audit = False
+    g = web_only(tmp_path, monkeypatch)
     g.app = create_app(g.service, g.console.bot.chats, g.links, now=g.utc, bot=g.console.bot,
                        base=BASE, proxies=["testclient"])
     g.phones.clear()
@@ -304,8 +298,7 @@ def test_a_substitute_takes_a_seat_by_the_judges_link(game: WebOnlyGame) -> None
     """README: `替补 S` where people join by link answers with a one-time link; a new browser
     opens it, takes the seat and gets its key; the old holder's pages stop working."""
     game.open()
-    for i in range(1, 13):
-        game.join_as(f"马甲{i:02d}")
+    game.fill()
     game.begin()
     old = game.contact(5)
     old_page = game.seat_page(old)
