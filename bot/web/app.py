@@ -121,8 +121,10 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
     @app.exception_handler(StarletteHTTPException)
     async def no_such_page(_request: Request, exc: StarletteHTTPException) -> Response:
-        """No page here (or not that way): the same Chinese page as a bad link, no English."""
-        return page("denied.html", status=exc.status_code)
+        """No page here (or not that way): the same Chinese page as a bad link, no English;
+        a body that is no form (what Starlette's form parser refuses): said so."""
+        return page("denied.html", status=exc.status_code,
+                    reason=t("web.bad_form") if exc.status_code == 400 else None)
 
     # the pages of a game with no chat account (issue 30): a judge's home, join links and
     # keys, rooms as pages (bot/web/home.py, join.py, rooms.py)

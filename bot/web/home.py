@@ -275,8 +275,6 @@ def router(site: Site) -> APIRouter:
         if not site.allowed(("h", found[0].contact)):
             return site.page("denied.html", status=429, reason=t("web.too_many"))
         form = await site.form(request)
-        if form is None:
-            return site.too_large()
         lists = await site.lists(request, FORM_FIELD)
         nonce = form.get("nonce", "")
         try:

@@ -122,8 +122,6 @@ def router(site: Site) -> APIRouter:
         if lobby is None:
             return site.denied(why, 410 if why != t("web.join_bad") else 404)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         name = fields.get("name", "").strip()
         if not name:
             return form(lobby, [t("web.join_empty")], status=400)
@@ -179,8 +177,6 @@ def router(site: Site) -> APIRouter:
         if not SUB_TOKEN.fullmatch(token) or not site.joins_open:
             return site.denied(t("web.take_bad"), 404)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         contact = await run_in_threadpool(known_key, request)
         new = contact is None
         if contact is None:
@@ -251,8 +247,6 @@ def router(site: Site) -> APIRouter:
         if not site.allowed(("k", contact)):
             return site.denied(t("web.too_many"), 429)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         answers = await site.send(contact, fields.get("cmd", ""), fields.get("nonce", ""),
                                   {f"contact:{contact}"})
         return await run_in_threadpool(key_view, contact, token, answers)

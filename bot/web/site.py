@@ -32,7 +32,6 @@ from bot.web import live
 from bot.web.links import Kind, Links
 
 FIELD_LIMIT = 4096  # characters of one form field that are read (a command is at most 4096)
-BODY_LIMIT = 16 * 1024  # bytes of a form the routers here read
 
 
 class Render(Protocol):
@@ -100,9 +99,6 @@ class Site:
     def denied(self, reason: str | None = None, status: int = 403) -> HTMLResponse:
         return self.page("denied.html", status=status, reason=reason)
 
-    def too_large(self) -> HTMLResponse:
-        return self.denied(t("web.too_large", kb=BODY_LIMIT // 1024), 413)
-
     # links ---------------------------------------------------------------------------------------
     def url(self, path: str) -> str:
         """An absolute URL of ours (`path` starts with /)."""
@@ -122,16 +118,11 @@ class Site:
         return self.link("p", game, contact, seat, self.chats.hand_overs(game, seat))
 
     # actions -------------------------------------------------------------------------------------
-    async def form(self, request: Request) -> dict[str, str] | None:
-        """The form's fields (each cut to FIELD_LIMIT characters), or None when the body is
-        larger than BODY_LIMIT (refused unread) or is no form."""
-        size = request.headers.get("content-length", "")
-        if not size.isdigit() or int(size) > BODY_LIMIT:
-            return None
-        try:
-            form = await request.form()
-        except Exception:  # a body that is no form (or lies about its size)
-            return None
+    async def form(self, request: Request) -> dict[str, str]:
+        """The form's fields, each cut to FIELD_LIMIT characters. (A body over the pages'
+        limit was refused before any route ran, bot/web/app.py's Guard; one that is no form
+        is refused by the app as such, 400.)"""
+        form = await request.form()
         return {k: str(v)[:FIELD_LIMIT] for k, v in form.items() if isinstance(v, str)}
 
     async def lists(self, request: Request, prefix: str) -> dict[str, list[str]]:

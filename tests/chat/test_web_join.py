@@ -444,3 +444,19 @@ def test_a_kick_from_the_judges_page_wakes_the_lobbys_pages(game: WebOnlyGame) -
     r = game.phone(JUDGE).post(game.judge_page, data={"cmd": "踢出 小红", "nonce": "k"})
     assert "已将 小红 移出" in answers(r.text)
     assert live.lobby(game.code) in woken and live.judged(game.code) in woken
+
+
+def test_a_body_that_is_no_form_is_refused_as_such(game: WebOnlyGame) -> None:
+    """A broken form (a multipart body without its boundary) is refused in Chinese as a form
+    that could not be read, on every page that takes one, and changes nothing: not as a body
+    too large, nor as a bad link."""
+    game.open()
+    contact = game.join_as("小明")
+    before = _rows(game)
+    broken = {"Content-Type": "multipart/form-data; boundary=x"}
+    for url, client in ((game.join, _browser(game)), (game.keys[contact], game.phone(contact)),
+                        (game.home, game.phone(JUDGE)), (game.judge_page, game.phone(JUDGE))):
+        r = client.post(url, content=b"--y\r\nnot a form", headers=broken)
+        assert r.status_code == 400 and "表单无法读取" in r.text, (url, r.status_code)
+        assert "太大" not in r.text and "链接无效" not in r.text, url
+    assert _rows(game) == before
