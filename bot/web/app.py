@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
-from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -129,7 +129,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     # the pages of a game with no chat account (issue 30): a judge's home, join links and
     # keys, rooms as pages (bot/web/home.py, join.py, rooms.py)
     site = Site(service, chats, links, page, RateLimits(), threading.Lock(), now, bot, root,
-                frozenset(proxies), joins=RateLimits(), app=app, hub=hub)
+                frozenset(proxies), joins=RateLimits(), hub=hub)
 
     def game_time(code: str) -> datetime:
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))
@@ -210,16 +210,6 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         return await site.send(contact, text, str(form.get("nonce", "")), answers,
                                game=claim.game)
 
-    def events(keys: list[live.Key]) -> Response:
-        """A page's stream; none where this process commits nothing (the pages only read):
-        204 tells the browser not to try again (the page fetches itself every 30 s)."""
-        if bot is None:
-            return Response(status_code=204)
-        return StreamingResponse(live.stream(hub, keys), media_type="text/event-stream",
-                                 headers={"X-Accel-Buffering": "no"})
-
-    site.events = events
-
     @app.get("/j/{token}", response_class=HTMLResponse)
     def judge(token: str) -> HTMLResponse:
         found = admitted(token, "j")
@@ -241,7 +231,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         if found is None:
             return denied()
         claim, contact = found
-        return events([live.judged(claim.game), live.to(claim.game, contact)])
+        return site.streaming([live.judged(claim.game), live.to(claim.game, contact)])
 
     @app.get("/p/{token}", response_class=HTMLResponse)
     def player(token: str) -> HTMLResponse:
@@ -268,7 +258,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         if found is None:
             return denied()
         claim, contact = found
-        return events([live.to(claim.game, contact)])
+        return site.streaming([live.to(claim.game, contact)])
 
     @app.get("/p/{token}/manifest.webmanifest")
     def manifest(token: str) -> Response:
@@ -363,7 +353,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     def spectator_events(code: str) -> Response:
         if not public_game(code):
             return page("denied.html", status=404, reason=t("web.public_none"))
-        return events([live.public(code)])
+        return site.streaming([live.public(code)])
 
     @app.get("/replay/{code}", response_class=HTMLResponse)
     def replay(code: str) -> HTMLResponse:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from fastapi import Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from bot.chat.bot import MAX_TEXT, ChatBot
@@ -57,10 +57,7 @@ class Site:
     # X-Forwarded-For is believed (none: the connection's own address is the client's)
     proxies: frozenset[str] = frozenset()
     joins: Limits | None = None  # the join form's limit, per address
-    app: Any = None  # the FastAPI app (which pages it serves)
     hub: live.Hub | None = None  # the open pages' streams (bot/web/live.py)
-    # a page's event stream watching some keys (bot/web/app.py)
-    events: Callable[[list[live.Key]], Response] | None = None
     web: WebStore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -71,10 +68,6 @@ class Site:
     def joins_open(self) -> bool:
         """Whether people join by link here: a bot whose platform is the pages."""
         return self.bot is not None and self.bot.transport.contacts_by_link
-
-    def has_route(self, path: str) -> bool:
-        return self.app is not None and any(
-            getattr(r, "path", None) == path for r in self.app.routes)
 
     @property
     def time_zone(self) -> str:
@@ -92,8 +85,13 @@ class Site:
         return path if self.bot is not None else ""
 
     def streaming(self, keys: list[live.Key]) -> Response:
-        assert self.events is not None
-        return self.events(keys)
+        """A page's stream watching `keys`; none where this process commits nothing (the
+        pages only read): 204 tells the browser not to try again (the page fetches itself
+        every 30 s)."""
+        if self.bot is None or self.hub is None:
+            return Response(status_code=204)
+        return StreamingResponse(live.stream(self.hub, keys), media_type="text/event-stream",
+                                 headers={"X-Accel-Buffering": "no"})
 
     # pages ---------------------------------------------------------------------------------------
     def denied(self, reason: str | None = None, status: int = 403) -> HTMLResponse:
