@@ -460,3 +460,35 @@ def test_a_body_that_is_no_form_is_refused_as_such(game: WebOnlyGame) -> None:
         assert r.status_code == 400 and "表单无法读取" in r.text, (url, r.status_code)
         assert "太大" not in r.text and "链接无效" not in r.text, url
     assert _rows(game) == before
+
+
+def test_no_forwarded_for_is_believed_but_from_the_trusted_proxies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "Behind a TLS proxy": X-Forwarded-For is believed only from a proxy named in
+    WOLFJUDGE_WEB_TRUSTED_PROXIES. The server `wolfjudge run` starts must not believe it on
+    its own (uvicorn does, by default, from its loopback): with no proxy named, twenty-one
+    joins from one address, each claiming another, are one address's."""
+    import http.client
+
+    from test_web_browser import _free_port, running
+
+    from bot.web.links import PageLinks
+    from bot.web.server import WebSettings, make_server
+
+    port = _free_port()
+    g = web_only(tmp_path, monkeypatch, base=f"http://127.0.0.1:{port}")
+    g.open()
+    settings = WebSettings(url=g.base, host="127.0.0.1", port=port, push=False,
+                           trusted_proxies="")
+    server = make_server(g.service, PageLinks(g.base, g.links), settings, g.console.bot)
+    codes = []
+    with running(server):  # type: ignore[arg-type]
+        for i in range(RateLimits.ACTIONS + 1):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("POST", g.join, body=f"name=%E6%B3%95%E5%AE%98&nonce=x{i}",
+                         headers={"Content-Type": "application/x-www-form-urlencoded",
+                                  "X-Forwarded-For": f"198.51.100.{i + 1}"})
+            codes.append(conn.getresponse().status)
+            conn.close()
+    g.service.close()
+    assert codes[:-1] == [400] * RateLimits.ACTIONS and codes[-1] == 429, codes
