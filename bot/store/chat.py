@@ -685,13 +685,17 @@ class ChatStore:
             return row.join_epoch
 
     def revoke_links(self, contact: str) -> int:
-        """`网页 重置`: a new generation; every link given before is refused. The new one."""
+        """`网页 重置`: a new generation; every link given before is refused, and the push
+        reminders subscribed through them end (each push carries a fresh link to the seat's
+        page: a browser that subscribed with an old link would keep getting working ones).
+        The new generation."""
         with self.db.write() as s:
             row = s.get(WebLink, contact)
             if row is None:
                 row = WebLink(contact_id=contact, epoch=0)
                 s.add(row)
             row.epoch += 1
+            s.execute(delete(PushSubscription).where(PushSubscription.contact_id == contact))
             return row.epoch
 
     # push reminders (bot/web/push.py) -----------------------------------------------------------
