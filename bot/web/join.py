@@ -135,7 +135,6 @@ def router(site: Site) -> APIRouter:
             await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
         answers = await site.send(contact, f"报名 {lobby.code} {name}",
                                   fields.get("nonce", ""), {f"contact:{contact}"})
-        site.lobby_changed({lobby.code})  # the judge sees the join live
         if await run_in_threadpool(member, lobby.code, contact):
             return joined(lobby, contact, answers)
         if new:
