@@ -1,6 +1,7 @@
 """Who may do what (CHAT.md, "People"): one place for the service and the chat layer.
 
-A judge is a contact named in the bot's settings (WOLFJUDGE_JUDGES) or a game's own judge. A
+A judge is a contact named in the bot's settings (WOLFJUDGE_JUDGES) or a game's own judge (who
+created it: a judge of the bot, or a contact granted the right by `wolfjudge judge-link`). A
 player acts only for their own seat; only judges send judge commands, and a judge may enter a
 seat's vote (the forum thread) or action (`代行`); nobody sends a tick (deadlines fire from the
 scheduler). A judge is never a player of their own game.
@@ -38,6 +39,13 @@ def judges_game(who: Sender, judges: Iterable[str], game_id: str | None) -> bool
     """Whether the sender of a message judges the game `game_id` (None: no game of ours): a
     judge of the bot, or the game's own (`who`: bot/store/chat.py, looked up once)."""
     return who.contact in judges or (game_id is not None and game_id in who.judged)
+
+
+def may_create(who: Sender, judges: Iterable[str]) -> bool:
+    """Whether the sender may create games (`新游戏`, `重开`, `复盘`): a judge of the bot, or a
+    contact granted that right on the server (`wolfjudge judge-link`: the pages' judges,
+    who judge what they create and nothing else)."""
+    return who.contact in judges or who.granted
 
 
 def permitted(cmd: Command, sender: str, judges: frozenset[str], game_judge: str | None,

@@ -42,6 +42,9 @@ The channel's own settings (`wolfjudge doctor --channel NAME` names each missing
   WECHATY_PUPPET_SERVICE_ENDPOINT   host:port of the puppet service (plaintext gRPC)
   WECHATY_PUPPET_SERVICE_TOKEN      its token
   WOLFJUDGE_GATEWAY_STATUS          the gateway's status page for doctor (default: port 8789)
+  web: no chat account, the pages are the platform (README "Playing without WeChat")
+  WOLFJUDGE_WEB_URL                 the pages' public https address (WOLFJUDGE_JUDGES is not
+                                    needed: `wolfjudge judge-link NAME` grants a judge)
 With --clock the clock is virtual (tests): /clock and /advance lines on standard input move it,
 end of input stops. `wolfjudge console` is the same bot with the terminal as transport."""
 
@@ -211,6 +214,24 @@ def _web(args: argparse.Namespace) -> int:
         return serve(service)
     finally:
         service.close()
+
+
+def _judge_link(args: argparse.Namespace) -> int:
+    from bot.web.home import BadName, grant
+
+    try:
+        url = grant(args.db, args.name, reset=args.reset, revoke=args.revoke)
+    except BadName as exc:
+        print(f"wolfjudge judge-link: {exc}", file=sys.stderr)
+        return 2
+    if args.revoke:
+        print(f"{args.name}: may no longer create games; their links stop working (the games "
+              f"they judge stay theirs)")
+        return 0
+    print(url)
+    print(f"# {args.name}'s home: keep it secret. It never expires; `wolfjudge judge-link "
+          f"{args.name} --reset` prints a new one and this one stops working.", file=sys.stderr)
+    return 0
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -428,6 +449,16 @@ def _add_store_commands(sub: argparse._SubParsersAction) -> None:
                                    "`网页`; settings WOLFJUDGE_WEB_URL, _HOST, _PORT, _SECRET")
     db_option(p)
     p.set_defaults(func=_web)
+    p = sub.add_parser("judge-link", help="grant NAME the right to create games and print "
+                                          "the signed link to their home page (the pages "
+                                          "without chat: README, Playing without WeChat)")
+    p.add_argument("name", metavar="NAME", help="the judge's name (their contact)")
+    p.add_argument("--reset", action="store_true", help="a new link: the old one stops "
+                                                       "working (403)")
+    p.add_argument("--revoke", action="store_true", help="take the right back; every link "
+                                                        "of NAME stops working")
+    db_option(p)
+    p.set_defaults(func=_judge_link)
     p = sub.add_parser("replay", help="a finished game's 复盘 as one HTML file that checks "
                                       "itself in the browser (signature, seed, deal)")
     p.add_argument("game")
@@ -477,7 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     _add_simulate(sub)
     _add_stats(sub)
     args = parser.parse_args(argv)
-    if args.command in ("migrate", "rebuild", "export", "run", "console", "stats"):
+    if args.command in ("migrate", "rebuild", "export", "run", "console", "stats",
+                        "judge-link"):
         from bot.store import SchemaError
 
         try:

@@ -83,7 +83,7 @@ class Checkup:
 def doctor(out: TextIO, timeout: float = TIMEOUT, channel: str | None = None) -> int:
     """Print the checkup of `channel` (None: WOLFJUDGE_CHANNEL's, else WeChat's); 0 when
     nothing needs doing."""
-    from bot.chat.live import LiveSettings
+    from bot.chat.live import common_settings
     from bot.transport.channels import ENVIRONMENT, chosen
     from bot.transport.channels import channel as load_channel
 
@@ -93,7 +93,7 @@ def doctor(out: TextIO, timeout: float = TIMEOUT, channel: str | None = None) ->
     entry = load_channel(name)  # (an unknown name is refused by the CLI before)
     check.head("settings")
     check.ok("setting", name=ENVIRONMENT, value=name)
-    _settings, values = settings_checked(check, (entry.settings, LiveSettings))
+    _settings, values = settings_checked(check, (entry.settings, common_settings(entry)))
     check.host = values.get("host")
     check.database_url = _database(check, values.get("database_url") or "sqlite:///wolfjudge.db")
     if entry.checks is not None:

@@ -10,6 +10,17 @@ from engine.model import Deadline
 
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # fits games.id, never a path
 MAX_ID = 128  # inbox.msg_id, inbox.sender, players.contact_id
+# A contact a join link made for a browser (bot/web/join.py): no chat platform has a colon in
+# its ids, so it never collides with one; it is never shown on a page or in a message.
+PAGE_CONTACT = "page:"
+
+
+def new_page_contact() -> str:
+    return PAGE_CONTACT + secrets.token_urlsafe(18)
+
+
+def is_page_contact(contact: str) -> bool:
+    return contact.startswith(PAGE_CONTACT)
 
 
 def new_seed() -> str:

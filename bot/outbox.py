@@ -35,6 +35,7 @@ the store's (bot/store/outbox.py).
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -50,6 +51,7 @@ from bot.store.models import OutboxRow
 from bot.store.outbox import Addresses, OutboxStore
 from bot.texts import t
 
+log = logging.getLogger(__name__)
 REPLY, NORMAL, DIGEST = 0, 1, 2  # OutboxRow.priority
 TURN_HOLD = timedelta(minutes=2)  # a turn's rows go out as they are after this, if never sealed
 _TURN: ContextVar[str | None] = ContextVar("outbox_turn", default=None)
@@ -112,6 +114,7 @@ def merge(rows: list[OutboxRow], known: Addresses, now: datetime) -> tuple[list[
         if rest:
             first.text = "\n".join(r.text for r in group)
             first.priority = min(r.priority for r in group)
+            first.asks = any(r.asks for r in group)
             if any(r.target != first.target or r.game_id != first.game_id for r in rest):
                 first.address = first.address or known.get((first.game_id, first.target))
             gone.extend(r.id for r in rest)
@@ -137,6 +140,7 @@ class OutgoingMessage:
     target: str  # seat:3 | group:wolves | public | judge | contact:ID
     address: str  # the WeChat contact or room id
     text: str
+    asks: bool = False  # it asks its reader to act (OutboxRow.asks)
 
 
 class SendInterrupted(Exception):  # noqa: N818 (a stop, not an error)
@@ -150,9 +154,24 @@ class Courier(Protocol):
     A transport whose send is instant and local (the console: a line on standard output) may
     set `instant = True`: each row is then sent inside the transaction that marks it sent, so
     the mark is committed the moment the transport took it, and a deliverer in another
-    thread or process that reaches the same row finds it taken and skips it."""
+    thread or process that reaches the same row finds it taken and skips it.
+
+    A courier may also have `delivered(message)`: it is told of each row once it is marked
+    sent (the pages wake on it, bot/web/live.py)."""
 
     def send(self, message: OutgoingMessage) -> None: ...
+
+
+def _told(courier: Courier, message: OutgoingMessage) -> None:
+    """A courier that wants to know (the pages' live updates and push reminders, bot/web/
+    live.py) is told of each row once it is marked sent; what it does never fails a send."""
+    delivered = getattr(courier, "delivered", None)
+    if delivered is None:
+        return
+    try:
+        delivered(message)
+    except Exception:
+        log.exception("told of a delivery: failed")
 
 
 @dataclass
@@ -228,13 +247,14 @@ def deliver(db: Database, courier: Courier, *, now: datetime | None = None,
             if who in blocked:
                 continue
             msg = OutgoingMessage(row.dedupe_key, row.game_id, row.channel, row.target,
-                                  address, row.text)
+                                  address, row.text, row.asks)
             try:
                 if instant:
                     # sent inside the transaction that marks it sent: once, however many
                     # deliverers race for it; the mark commits right after the send
                     if store.take(row.id, _sent(row, address, when), partial(courier.send, msg)):
                         report.sent += 1
+                        _told(courier, msg)
                     continue  # (False: another deliverer took it meanwhile)
                 courier.send(msg)
             except SendInterrupted:  # the bot is stopping: the row stays as it was
@@ -246,6 +266,7 @@ def deliver(db: Database, courier: Courier, *, now: datetime | None = None,
                 continue
             store.update(row.id, _sent(row, address, when))
             report.sent += 1
+            _told(courier, msg)
         if instant:
             return report
 

@@ -23,6 +23,19 @@ def _templates(ruleset: str) -> dict[str, dict[str, Any]]:
             for part in ("events", "rejections", "judge")}
 
 
+@cache
+def _asks(ruleset: str) -> frozenset[str]:
+    common = load("common", "templates")
+    own = load(ruleset, "templates") if ruleset != "common" else {}
+    return frozenset(common.get("asks", [])) | frozenset(own.get("asks", []))
+
+
+def asks(event: Event, ruleset: str) -> bool:
+    """Whether the event's message asks its reader to act (the templates' `asks:`): a role
+    card, a duty, a reminder, a card."""
+    return event.type in _asks(ruleset)
+
+
 # The fields of an event that hold a moment, worded as the house words every time people read
 # (bot/options_text.time_text: `12-02 08:00`, never with seconds; issue 33).
 TIME_FIELDS = ("at", "due", "until")
@@ -219,6 +232,8 @@ def template_problems(rulesets: list[str] | None = None) -> list[str]:
                 for name in sorted(_names(template) - allowed):
                     problems.append(f"{rs} {part}.{type_}: {{{name}}} is not a field of "
                                     f"{model.__name__} nor a word of the renderer")
+        for type_ in sorted(_asks(rs) - set(_templates(rs)["events"])):
+            problems.append(f"{rs} asks.{type_}: no event template of that name")
     return problems
 
 

@@ -32,13 +32,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.feed import judge_message
-from bot.render import dm_order, messages_for, render_event
+from bot.render import asks, dm_order, messages_for, render_event
 from engine.commands import Command
 from engine.events import Event
 from engine.model import Deadline, GameState
 from engine.payloads import Reach, public_reach
 
 PUBLIC_ROOM = "public"
+# What the table is told in public, kept for the game's public page (bot/web, `/g/CODE`) where
+# the game has no public room: a row on the channel PAGE (target `public`) that no transport
+# sends; the store writes it delivered (to the page) with the commit.
+PAGE = "page"
 
 
 class UndeclaredReach(LookupError):
@@ -66,10 +70,11 @@ class Message:
 
     key: str
     seq: int
-    channel: str  # dm | group | public | judge
+    channel: str  # dm | group | public | judge | page
     target: str
     text: str
     reply: bool = False
+    asks: bool = False  # it asks its reader to act (the templates' `asks:`: a push goes too)
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
     fired (and the deadline a reminder was for), as the state before the tick held them."""
     ruleset = state.ruleset
     merged: dict[tuple[str, str], tuple[int, list[str], list[str]]] = {}
+    asking: set[tuple[str, str]] = set()
     last, own_words = dm_order()
     # the event types each seat is told about itself, in its own words (its card)
     own: dict[int, set[str]] = {}
@@ -112,12 +118,14 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
         if not ev.audience.public and ev.data.get("seat") in ev.audience.seats:
             own.setdefault(ev.data["seat"], set()).add(ev.type)
 
-    def add(seq: int, channel: str, target: str, text: str | None, *, tail: bool = False
-            ) -> None:
+    def add(seq: int, channel: str, target: str, text: str | None, *, tail: bool = False,
+            ev: Event | None = None) -> None:
         if not text:
             return
         _, texts, last_texts = merged.setdefault((channel, target), (seq, [], []))
         (last_texts if tail else texts).append(text)
+        if ev is not None and channel == "dm" and asks(ev, ruleset):
+            asking.add((channel, target))
 
     def tells_again(ev: Event, n: int) -> bool:
         return ev.data.get("seat") == n and own_words.get(ev.type) in own.get(n, ())
@@ -135,8 +143,7 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
             if reach is Reach.FORUM:
                 continue
             text = render_event(ev, ruleset)
-            if public_room:
-                add(seq, "public", PUBLIC_ROOM, text)
+            add(seq, "public" if public_room else PAGE, PUBLIC_ROOM, text)
             if reach is Reach.EVERY_SEAT:
                 for n in every_seat:
                     add(seq, "dm", f"seat:{n}", text)
@@ -150,10 +157,10 @@ def route(code: str, state: GameState, events: Sequence[Event], *, head: int,
             add(seq, "group", f"group:{aud.group}", render_event(ev, ruleset))
         else:  # private, or a group without a room (yet): one DM per member
             for n in aud.seats:
-                add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset))
+                add(seq, "dm", f"seat:{n}", messages_for(ev, n, ruleset), ev=ev)
     out = [Message(f"{code}/{seq}/{target}", seq, channel, target, "\n".join(texts + tail),
                    reply=channel == "dm" and asker.seat is not None
-                   and target == f"seat:{asker.seat}")
+                   and target == f"seat:{asker.seat}", asks=(channel, target) in asking)
            for (channel, target), (seq, texts, tail) in merged.items()]
     told_judge = judge_message(code, cmd, events, ruleset, feed=feed, asked=asker.judge,
                                deadline=deadline, parent=parent, public_room=public_room)

@@ -6,6 +6,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from bot.ids import is_page_contact
 from rulesets.data import load, read_yaml
 
 
@@ -46,6 +47,12 @@ def camp_name(ruleset: str, camp: str) -> str:
 
 def ruleset_name(ruleset: str) -> str:
     return load(ruleset, "data").get("name", ruleset)
+
+
+def contact_text(contact: str) -> str:
+    """A contact as the judge reads it: a chat platform's id, or, for a player who joined by
+    a join link, words saying so (that contact's id is nobody's to see)."""
+    return t("words.by_link") if is_page_contact(contact) else contact
 
 
 def room_name(group: str) -> str:

@@ -44,8 +44,9 @@ def test_compose_file_is_valid() -> None:
     from compose_spec import PyCompose
 
     compose = PyCompose.from_yaml(COMPOSE.read_text(encoding="utf-8"))
-    assert sorted(compose.service_names()) == ["bot", "bot-qq", "bot-second", "gateway",
-                                               "gateway-second", "napcat", "postgres"]
+    assert sorted(compose.service_names()) == ["bot", "bot-qq", "bot-second", "bot-web",
+                                               "gateway", "gateway-second", "napcat",
+                                               "postgres"]
 
 
 def test_every_variable_is_in_env_example() -> None:
@@ -106,6 +107,32 @@ def test_the_qq_profile_runs_napcat_and_a_bot_on_the_onebot_channel() -> None:
     assert env["WOLFJUDGE_DATABASE_URL"] == services["bot"]["environment"][
         "WOLFJUDGE_DATABASE_URL"]
     assert not any(k.startswith("WOLFJUDGE_SEND") for k in env)  # QQ's own pacing
+    assert bot["stop_grace_period"] == "30s"
+
+
+def test_the_web_profile_runs_a_bot_on_the_web_channel_alone() -> None:
+    """README "Playing without WeChat": `--profile web`, the bot on the web channel with the
+    settings it reads, no gateway and no judges' ids (judges are granted by `judge-link`), its
+    pages on the host's loopback only (a TLS proxy in front), its own name in the database."""
+    services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
+    bot = services["bot-web"]
+    assert bot["profiles"] == ["web"]
+    assert set(bot["depends_on"]) == {"postgres"}
+    env = bot["environment"]
+    fields = [*LiveSettings.model_fields.values(), *WebSettings.model_fields.values(),
+              *channel("web").settings.model_fields.values()]
+    names = {str(f.validation_alias.choices[0]) for f in fields
+             if f.validation_alias is not None} | {ENVIRONMENT}
+    assert set(env) <= names, set(env) - names
+    assert env[ENVIRONMENT] == "web" and "WOLFJUDGE_JUDGES" not in env
+    assert {"WOLFJUDGE_WEB_URL", "WOLFJUDGE_DATABASE_URL", "WOLFJUDGE_HOST",
+            "WOLFJUDGE_WEB_TRUSTED_PROXIES"} <= set(env)
+    assert env["WOLFJUDGE_HOST"] != services["bot-qq"]["environment"]["WOLFJUDGE_HOST"]
+    assert env["WOLFJUDGE_DATABASE_URL"] == services["bot"]["environment"][
+        "WOLFJUDGE_DATABASE_URL"]
+    assert all(p.startswith("127.0.0.1:") for p in bot["ports"])
+    published = [p for s in services.values() for p in s.get("ports", [])]
+    assert len({p.rsplit(":", 1)[0] for p in published}) == len(published)  # no port twice
     assert bot["stop_grace_period"] == "30s"
 
 

@@ -4,18 +4,29 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# What the distribution is built from: a copy of these, so that a `build/` left in the checkout
+# by an earlier build (setuptools reuses it) cannot put a file that is gone into the wheel.
+SOURCES = ("pyproject.toml", "README.md", "engine", "rulesets", "bot", "migrations")
 
 
 def test_an_installed_wheel_migrates_a_fresh_database(tmp_path: Path) -> None:
-    wheels = tmp_path / "wheels"
+    wheels, source = tmp_path / "wheels", tmp_path / "source"
+    source.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation",
-                    "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
+                    "--no-deps", "-w", str(wheels), str(source)], check=True,
                    capture_output=True, cwd=tmp_path)
     (wheel,) = wheels.glob("wolfjudge-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())

@@ -22,7 +22,7 @@ import bot.render as render
 from bot import undo
 from bot.feed import FEEDS
 from bot.render import dm_order, messages_for, render_event
-from bot.router import Asker, RoomsView, UndeclaredReach, route
+from bot.router import PAGE, Asker, RoomsView, UndeclaredReach, route
 from engine import handle
 from engine.commands import Act, Command, Tick, Vote
 from engine.events import Audience, Event, Rejection
@@ -72,8 +72,10 @@ def room_reads(ev: Event) -> bool:
 
 def check_reach(after: GameState, events: list[Event], messages: list[Any], room: bool,
                 dm_out: bool) -> None:
-    """Each seat's DM and the public room hold exactly the texts they should, in order."""
+    """Each seat's DM and the public room (without one: the public page's copy) hold exactly
+    the texts they should, in order."""
     got = {m.target: m.text for m in messages if m.channel != "judge"}
+    channels = {m.target: m.channel for m in messages}
     went_out = {e.data["seat"] for e in events if e.type == "SeatOut"}
     last, own_words = dm_order()
     for st in after.seats:
@@ -88,8 +90,10 @@ def check_reach(after: GameState, events: list[Event], messages: list[Any], room
                 and (t := messages_for(e, st.seat, after.ruleset))]
         assert got.pop(f"seat:{st.seat}", "") == "\n".join(
             t for _, t in sorted(want, key=lambda x: x[0])), (st.seat, events)
-    want = [t for e in events if room and room_reads(e) and (t := render_event(e, after.ruleset))]
+    want = [t for e in events if room_reads(e) and (t := render_event(e, after.ruleset))]
     assert got.pop("public", "") == "\n".join(want), events
+    if want:
+        assert channels["public"] == ("public" if room else PAGE)
     assert not got, got  # nobody else
 
 
@@ -218,15 +222,18 @@ def test_every_public_event_type_reaches_every_seat_it_should(
         messages = route("G", state, events, head=5, cmd=None,
                          rooms=PUBLIC if room else RoomsView(), dm_out=dm_out)
         check_reach(state, events, messages, room, dm_out)
-        told = {m.target for m in messages if m.channel != "judge"}
+        told = {m.target for m in messages if m.channel not in ("judge", PAGE)}
+        page = {m.target for m in messages if m.channel == PAGE}
         reach = public_reach(type_)
         if not render_event(events[1], ruleset):
-            assert not told, (type_, told)  # a wording left empty on purpose: told nobody
+            assert not told and not page, (type_, told)  # left empty on purpose: told nobody
             continue
         if reach is Reach.EVERY_SEAT or (reach is Reach.TABLE and not room):
             assert f"seat:{out[0]}" in told and (f"seat:{out[1]}" in told) == (
                 dm_out or reach is Reach.EVERY_SEAT), (type_, told)
         assert ("public" in told) == (room and reach is not Reach.FORUM), (type_, told)
+        # without a room, the public page keeps its copy of what the table is told
+        assert ("public" in page) == (not room and reach is not Reach.FORUM), (type_, page)
 
 
 def test_a_public_event_whose_type_declares_no_reach_is_refused(
@@ -254,6 +261,10 @@ def test_a_reach_is_a_declaration_of_the_model() -> None:
 def test_the_start_is_one_dm_per_seat_and_one_to_the_judge() -> None:
     _, state, events = start_game("1" * 64)
     messages = route("G", state, events, head=0, cmd=None)
+    # (and the public page's copy of the first post: no transport sends it)
+    assert [m.text for m in messages if m.channel == PAGE] == [
+        render_event(events[0], state.ruleset)]
+    messages = [m for m in messages if m.channel != PAGE]
     assert sorted(m.target for m in messages) == sorted(
         [f"seat:{n}" for n in range(1, 13)] + ["judge"])
     for m in messages:

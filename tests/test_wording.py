@@ -112,7 +112,7 @@ def test_the_guard_catches_identifiers() -> None:
     assert problems("〔NightResolving〕day=1")
     assert problems("尚未行动（day_close，截止 03-01 21:00）")
     assert not problems("本局选项：votes.channel=dm groups.mode=auto public.channel=room")
-    assert not problems("如不希望这样，创建游戏时设置 cards.night_yellow_counts_to_red: false。")
+    assert not problems("如不希望这样，下一局创建时加上 cards.night_yellow_counts_to_red=false。")
     assert not problems("随机种子：a744557675cc1b5a04a401dd6d981804ffdf8bcd6da5c17d46b1b7ab80")
     assert not problems("发贴子链接（如 https://tieba.baidu.com/p/1234567890）")
     assert not problems("连不上 NapCat：它的 WebSocket 服务器开了吗？")

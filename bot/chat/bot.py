@@ -61,11 +61,11 @@ from bot.forum.reader import ThreadSource
 from bot.forum.thread import ForumVotes
 from bot.gametime import DEFAULT_TIME_ZONE
 from bot.ids import GAME_ID, MAX_ID, new_seed
-from bot.outbox import current_turn, deliver
+from bot.outbox import Courier, current_turn, deliver
 from bot.render import check_templates
 from bot.service import MessageIdReused, Service, UnknownGame
 from bot.store.chat import ChatStore, Sender
-from bot.texts import seats_text, t
+from bot.texts import room_name, seats_text, t
 from bot.transport import Incoming, Transport, TransportCourier
 from bot.web.links import PageLinks
 from engine.events import Event
@@ -107,7 +107,7 @@ class ChatBot:
         if judges is not None:
             service.judges = frozenset(judges)
         self.transport = transport
-        self.courier = TransportCourier(transport)
+        self.courier: Courier = TransportCourier(transport)  # (the pages wrap it: bot/web/live.py)
         self.chats = ChatStore(service.db)
         self.rooms = Rooms(service, self.chats, transport, self.tell, self.post)
         self.forum = (ForumVotes(service, forum_source) if clock is None
@@ -137,8 +137,10 @@ class ChatBot:
     def deliver(self, _now: datetime | None = None) -> None:
         """Send what the outbox holds. Retries wait on the real clock, whatever the game's.
         With `on_deliver` set (a transport that must have one deliverer: WeChat), that one
-        deliverer is woken instead."""
-        if self.on_deliver is not None:
+        deliverer is woken instead; an instant transport (the pages) is delivered here, in
+        the thread that wrote the rows, so a page answered next shows what its action
+        caused (several deliverers of an instant transport never send a row twice)."""
+        if self.on_deliver is not None and not getattr(self.courier, "instant", False):
             self.on_deliver()
             return
         deliver(self.service.db, self.courier)
@@ -218,6 +220,8 @@ class ChatBot:
         r = Request(msg, p=Parsed(verb=""), who=who)
         try:
             with self.service.db.unit():  # a savepoint: a failure undoes what it began
+                if msg.room is not None and not self.transport.shows_room_talk:
+                    self._room_talk(msg, msg_key, who)
                 self._route(msg, r)
         except MessageIdReused:
             log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
@@ -337,14 +341,34 @@ class ChatBot:
         gid = r.who.room_game
         if r.p.who != "judge":
             if gid is not None:
-                r.say(t("not_here"))
+                r.say(self._not_here())
             return
         if access.judges_game(r.who, self.judges, gid):
-            r.say(t("not_here"))
+            r.say(self._not_here())
             return
         log.warning("%s: judge command %s from %s in room %s refused", gid, r.p.verb,
                     msg.sender, msg.room)
         r.say(t("judge_only"))
+
+    def _not_here(self) -> str:
+        """Where a command said in a room is to be sent: by DM, or on a page of one's own
+        where the rooms are pages."""
+        return t("not_here_page" if self.transport.contacts_by_link else "not_here")
+
+    def _room_talk(self, msg: Incoming, msg_key: str, who: Sender) -> None:
+        """A line said in a room of a platform that does not show it to the other members
+        (the pages' rooms): the bot posts it there, as relay mode does, before it is handled
+        (a command in it is then handled as in a chat room). Only a member's, and only what
+        the room would carry."""
+        gid, group, text = who.room_game, who.room_group, msg.text.strip()
+        if gid is None or group is None or not text or len(text) > MAX_TEXT:
+            return
+        if msg.sender not in self.chats.room_members(gid, group):
+            return
+        seat = who.seat(gid)
+        head = (t("relay_prefix", room=room_name(group), seat=seat) if seat is not None
+                else t("room_talk_judge", room=room_name(group)))
+        self.chats.post(f"talk/{msg_key}", gid, group, msg.room or "", head + text)
 
     def _chatter(self, msg: Incoming, r: Request) -> None:
         """A DM that is no command: relayed to the sender's room in relay mode, else help."""
@@ -352,7 +376,7 @@ class ChatBot:
         for gid in games:
             if self.players.relay(gid, msg, r):
                 return
-        if games or msg.sender in self.judges or r.who.judged:
+        if games or access.may_create(r.who, self.judges) or r.who.judged:
             r.say(t("not_understood"))
         else:
             r.say(t("intro"))
@@ -383,13 +407,14 @@ class ChatBot:
             return p.game
         mine = sorted(set(r.who.games()) | set(r.who.active_judged()))
         if not mine:
-            if p.who == "judge" and msg.sender not in self.judges:
+            if p.who == "judge" and not access.may_create(r.who, self.judges):
                 log.warning("judge command %s from %s (no game) refused", p.verb, msg.sender)
                 r.say(t("judge_only"))
             elif p.verb == "help":
-                r.say(self._stranger_help(msg.sender))
+                r.say(self._stranger_help(r))
             else:
-                r.say(t("no_game") if msg.sender not in self.judges else t("judge_no_game"))
+                r.say(t("judge_no_game") if access.may_create(r.who, self.judges)
+                      else t("no_game"))
             return None
         if len(mine) > 1:
             r.say(t("choose_game", codes="、".join(mine), first=mine[0],
@@ -397,9 +422,9 @@ class ChatBot:
             return None
         return mine[0]
 
-    def _stranger_help(self, contact: str) -> str:
+    def _stranger_help(self, r: Request) -> str:
         lines = [t("help_head", when=t("help_now")), t("help_stranger")]
-        if contact in self.judges:
+        if access.may_create(r.who, self.judges):
             lines.append(t("help_judge"))
         return "\n".join(lines)
 

@@ -22,7 +22,7 @@ from bot.forum.reader import thread_id
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.options_text import time_text
 from bot.render import render_rejection
-from bot.texts import room_name, t, text_data
+from bot.texts import contact_text, room_name, t, text_data
 from bot.undo import Refusal
 from bot.undo import what as undo_what
 from engine import commands as engine_commands
@@ -154,7 +154,7 @@ class JudgeDesk:
         shown = at.strftime("%H:%M")
         contact = self.chats.contacts(r.code).get(seat)
         if contact is not None:
-            r.tell(contact, t("act_for.told", what=what, time=shown))
+            r.tell(contact, t("act_for.told", what=what, time=shown), asks=True)
         r.say(t("act_for.done", seat=seat, what=what, time=shown))
 
     # 预览 and 天亮: the judge's review of the dawn ---------------------------------------------
@@ -346,6 +346,11 @@ class JudgeDesk:
         token = new_token()
         self.chats.add_token(hashlib.sha256(token.encode()).hexdigest(), r.code, seat,
                              r.msg.at.astimezone(UTC).replace(tzinfo=None))
+        web = self.ctx.web
+        if web is not None and self.ctx.rooms.transport.contacts_by_link:  # no chat to DM in
+            r.say(t("sub_token_link", code=r.code, seat=seat, token=token,
+                    url=f"{web.base.rstrip('/')}/take/{token}"))
+            return
         r.say(t("sub_token", code=r.code, seat=seat, token=token))
 
     @handles("take_seat", stage=FREE)
@@ -368,7 +373,8 @@ class JudgeDesk:
             r.tell(taken.old, t("sub_old", code=code, seat=seat), game=code)
         lobby = self.chats.lobby(code)
         if lobby is not None:
-            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat, contact=r.sender),
+            r.tell(lobby.judge, t("sub_done_judge", code=code, seat=seat,
+                                  contact=contact_text(r.sender)),
                    game=code)
 
     # the judge's feed (法官通知) -----------------------------------------------------------------

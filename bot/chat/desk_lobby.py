@@ -19,13 +19,13 @@ from bot.chat.lobby import (
     seat_order,
     split_options,
 )
-from bot.chat.verbs import FREE, JUDGE, LOBBY, PLAYER, DeskContext, Request, handles
+from bot.chat.verbs import FREE, GAME, JUDGE, LOBBY, PLAYER, DeskContext, Request, handles
 from bot.feed import DEFAULT_FEED
 from bot.gametime import utcnow, wall_clock, zone
 from bot.ids import GAME_ID
 from bot.service import GameExists
 from bot.store.models import Lobby, LobbyPlayer
-from bot.texts import role_name, ruleset_name, t
+from bot.texts import contact_text, role_name, ruleset_name, t
 from engine import rng
 
 log = logging.getLogger(__name__)
@@ -41,9 +41,21 @@ class LobbyDesk:
         self.chats = ctx.chats
 
     # 新游戏 ------------------------------------------------------------------------------------
+    def _by_hand(self, chat_opts: dict[str, Any]) -> bool:
+        """Options that ask the judge to make rooms by hand where nobody can (the pages)."""
+        return chat_opts.get("groups.mode") == "judge" and not (
+            self.ctx.rooms.transport.rooms_by_hand)
+
+    def join_url(self, lobby: Lobby) -> str | None:
+        """The lobby's join link, where people join by link (the pages: bot/web/join.py)."""
+        web = self.ctx.web
+        if web is None or not self.ctx.rooms.transport.contacts_by_link:
+            return None
+        return web.url("join", lobby.code, "", None, lobby.join_epoch or 0)
+
     @handles("new_game", stage=FREE)
     def new_game(self, r: Request) -> None:
-        if r.sender not in self.ctx.judges:
+        if not access.may_create(r.who, self.ctx.judges):
             log.warning("新游戏 from %s refused (not a judge)", r.sender)
             r.say(t("judge_only"))
             return
@@ -60,6 +72,9 @@ class LobbyDesk:
         except LobbyError as exc:
             r.say(t(exc.key, **exc.fields))
             return
+        if self._by_hand(chat_opts):
+            r.say(t("no_rooms_by_hand"))
+            return
         now = r.msg.at.astimezone(UTC).replace(tzinfo=None)
         code = self.chats.open_lobby(
             self.ctx.codes, ruleset=ruleset, players=players, options=engine_opts,
@@ -68,8 +83,37 @@ class LobbyDesk:
         if code is None:
             r.say(t("busy"))
             return
+        lobby = self.chats.lobby(code)
+        url = self.join_url(lobby) if lobby is not None else None
+        options = self._options(ruleset, engine_opts, chat_opts)
+        if url is not None:
+            r.say(t("created_by_link", ruleset=ruleset_name(ruleset), players=players,
+                    code=code, url=url, options=options))
+            return
         r.say(t("created", ruleset=ruleset_name(ruleset), players=players, code=code,
-                options=self._options(ruleset, engine_opts, chat_opts)))
+                options=options))
+
+    # 报名链接: the lobby's join link, where people join by link -----------------------------------
+    @handles("join_link", stage=LOBBY, role=JUDGE)
+    def join_link(self, r: Request) -> None:
+        """`报名链接` (the lobby's join link, for the forum or a group), `报名链接 重置` (a new
+        one: the old one is refused from now on)."""
+        lobby = r.lobby
+        assert lobby is not None
+        if self.join_url(lobby) is None:
+            r.say(t("join_link.none", code=lobby.code))
+            return
+        if r.p.words and r.p.words[0] == "reset":
+            self.chats.reset_join(lobby.code)
+            fresh = self.chats.lobby(lobby.code)
+            assert fresh is not None
+            r.say(t("join_link.reset", code=lobby.code, url=self.join_url(fresh)))
+            return
+        r.say(t("join_link.show", code=lobby.code, url=self.join_url(lobby)))
+
+    @handles("join_link", stage=GAME, role=JUDGE)
+    def join_link_started(self, r: Request) -> None:
+        r.say(t("join_link.started", code=r.code))
 
     # 报名, 退出 -------------------------------------------------------------------------------
     @handles("join", stage=FREE)
@@ -92,7 +136,7 @@ class LobbyDesk:
             if mine.forum_name == name and lobby.status == "open":
                 # The same 报名 again (resent, or handed over again after a crash that came
                 # before its answer was committed): it stands, answered as it was.
-                r.say(t("joined", code=code, name=name, joined=len(members),
+                r.say(t(self._joined, code=code, name=name, joined=len(members),
                         players=lobby.players))
                 return
             r.say(t("already_joined", code=code, name=mine.forum_name))
@@ -109,9 +153,15 @@ class LobbyDesk:
         if not self.chats.join(code, r.sender, name):
             r.say(t("name_taken", name=name))
             return
-        r.say(t("joined", code=code, name=name, joined=len(members) + 1,
+        r.say(t(self._joined, code=code, name=name, joined=len(members) + 1,
                 players=lobby.players))
         self._tell_joins(lobby)
+
+    @property
+    def _joined(self) -> str:
+        """The words of a join: where the player will read their seat (a DM, or their page
+        where people join by link)."""
+        return "joined_page" if self.ctx.rooms.transport.contacts_by_link else "joined"
 
     def _tell_joins(self, lobby: Lobby) -> None:
         """The judge hears who has joined (or left) as a summary, `报名 7/12：…`, at most once
@@ -225,7 +275,7 @@ class LobbyDesk:
         """`重开 [CODE]` (docs/rules-judge.md P-LOBBY-4): a new lobby with the rules of a game
         that is over (its options, its role set, its judge) and its players joined under the
         same 马甲; each is told and may `退出`. Without a code: the sender's latest game over."""
-        if r.sender not in self.ctx.judges:
+        if not access.may_create(r.who, self.ctx.judges):
             r.say(t("judge_only"))
             return
         old = self._judged_lobby(r)
@@ -277,7 +327,7 @@ class LobbyDesk:
         its judge to paste; refused while it runs (it reveals every role)."""
         from bot.chat.recap import POST_LIMIT, replay_posts
 
-        if r.sender not in self.ctx.judges:
+        if not access.may_create(r.who, self.ctx.judges):
             r.say(t("judge_only"))
             return
         lobby = self._judged_lobby(r)
@@ -332,6 +382,9 @@ class LobbyDesk:
             check_game(lobby.ruleset, lobby.players, options, lobby.roles)
         except LobbyError as exc:
             r.say(t("bad_setting" if exc.key == "bad_option" else exc.key, **exc.fields))
+            return
+        if self._by_hand(chat_new):
+            r.say(t("no_rooms_by_hand"))
             return
         self.chats.set_lobby_rules(lobby.code, options=options,
                                    chat_options={**lobby.chat_options, **chat_new})
@@ -420,7 +473,7 @@ class LobbyDesk:
             return
         self.chats.set_status(code, "started")
         state = self.ctx.service.state(code)
-        seats = "\n".join(t("seat_line", seat=n, name=names[c], contact=c,
+        seats = "\n".join(t("seat_line", seat=n, name=names[c], contact=contact_text(c),
                              role=role_name(state.ruleset, state.seat(n).role))
                           for n, (c, _) in bindings.items())
         open_at = state.schedule.open_at(1).strftime("%m-%d %H:%M")

@@ -11,7 +11,7 @@ from bot.chat.submit import Submitter
 from bot.chat.verbs import FREE, GAME, PLAYER, SKILL_VERBS, DeskContext, Request, handles
 from bot.commands.convert import ConvertError, player_command
 from bot.commands.parse import Parsed
-from bot.ids import GAME_ID
+from bot.ids import GAME_ID, is_page_contact
 from bot.render import render_rejection
 from bot.store.chat import ChatStore
 from bot.texts import room_name, t
@@ -61,22 +61,31 @@ class PlayerDesk:
         if r.msg.room is not None:
             r.say(t("not_here"))
             return
-        if r.p.words and r.p.words[0] == "reset":
-            self.chats.revoke_links(r.sender)
-            r.say(t("web.reset"))
-            return
         web = self.ctx.web
+        if r.p.words and r.p.words[0] == "reset":
+            epoch = self.chats.revoke_links(r.sender)
+            if web is not None and is_page_contact(r.sender):  # their key is their only way in
+                r.say(t("web.reset_key", url=web.url("k", "", r.sender, None, epoch)))
+            elif web is not None and r.who.granted:  # so is a judge's home
+                r.say(t("web.reset_home", url=web.url("h", "", r.sender, None, epoch)))
+            else:
+                r.say(t("web.reset"))
+            return
         if web is None:  # the operator's setting is named to a judge only
             judge = r.sender in self.ctx.judges or bool(r.who.judged)
             r.say(t("web.disabled_judge" if judge else "web.disabled"))
             return
         epoch = self.chats.link_epoch(r.sender)
-        lines = []
+        lines = ([t("web.link_key", url=web.url("k", "", r.sender, None, epoch))]
+                 if is_page_contact(r.sender) else [])
+        if r.who.granted:  # granted by `wolfjudge judge-link`
+            lines.append(t("web.link_home", url=web.url("h", "", r.sender, None, epoch)))
         for code in r.who.active_judged():
             lobby = self.chats.lobby(code)
             if lobby is not None and lobby.status == "started":
                 lines.append(t("web.link_judge", code=code,
                                url=web.url("j", code, r.sender, None, epoch)))
+                lines.append(t("web.public_link", code=code, url=web.public(code)))
         for code, seat in r.who.seats_playing():
             lines.append(t("web.link_player", code=code, seat=seat,
                            url=web.url("p", code, r.sender, seat, epoch,

@@ -36,12 +36,12 @@ from bot.chat.bot import ChatBot
 from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
 from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
-from bot.outbox import deliver
+from bot.outbox import Courier, deliver
 from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
 from bot.texts import t
-from bot.transport import Capabilities, TransportCourier
+from bot.transport import Capabilities
 from bot.transport.channels import Channel, Setup, UnknownChannel, channel, chosen
 from bot.transport.pacing import PacingSettings
 from bot.web.server import WebSettings, page_links, serve_in_background
@@ -100,12 +100,24 @@ class LiveSettings(BaseSettings):
             else self.rooms_per_hour)
 
 
+class GrantedJudgesSettings(LiveSettings):
+    """`LiveSettings` of a channel that grants its judges itself (`needs_judges` False: the
+    pages' `wolfjudge judge-link`): WOLFJUDGE_JUDGES may be empty."""
+
+    judges: str = Field("", validation_alias=AliasChoices("WOLFJUDGE_JUDGES"))
+
+
+def common_settings(chosen_channel: Channel[Any]) -> type[LiveSettings]:
+    """The common settings' model for `chosen_channel`."""
+    return LiveSettings if chosen_channel.needs_judges else GrantedJudgesSettings
+
+
 def load_settings(chosen_channel: Channel[Any]) -> tuple[LiveSettings, Any]:
     """The common settings and the channel's, or a SystemExit naming each missing or bad one
     (the channel's first)."""
     problems: list[str] = []
     loaded: list[Any] = []
-    for model in (chosen_channel.settings, LiveSettings):
+    for model in (chosen_channel.settings, common_settings(chosen_channel)):
         try:
             loaded.append(model())  # from the environment
         except ValidationError as exc:
@@ -125,7 +137,7 @@ class Deliverer:
     """The outbox's only deliverer: a thread woken by `poke`, and every few seconds for
     retries that came due."""
 
-    def __init__(self, service: Service, courier: TransportCourier, every: float = 5.0) -> None:
+    def __init__(self, service: Service, courier: Courier, every: float = 5.0) -> None:
         self.service = service
         self.courier = courier
         self.every = every

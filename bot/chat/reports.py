@@ -13,7 +13,16 @@ from bot.feed import describe_deadline, submission
 from bot.render import render_event
 from bot.service import event_of
 from bot.store.models import LogEntry
-from bot.texts import camp_name, phase_text, role_name, ruleset_name, seats_text, t, texts
+from bot.texts import (
+    camp_name,
+    contact_text,
+    phase_text,
+    role_name,
+    ruleset_name,
+    seats_text,
+    t,
+    texts,
+)
 from engine.context import Ctx
 from engine.events import Event
 from engine.model import GameState
@@ -188,7 +197,7 @@ def judge_status(state: GameState, code: str, players: dict[int, tuple[str | Non
     for st in state.seats:
         contact, name = players.get(st.seat, (None, None))
         lines.append(t("judge_status_seat", seat=st.seat, name=name or "-",
-                       contact=contact or t("words.unbound"),
+                       contact=contact_text(contact) if contact else t("words.unbound"),
                        role=role_name(state.ruleset, st.role),
                        alive=t("words.alive") if st.alive else t(
                            "words.out", cause=cause_name(st.out_cause)),
@@ -233,13 +242,15 @@ def vote_tally(state: GameState, code: str, now: datetime) -> str:
     return "\n".join(lines)
 
 
-def publish(state: GameState, code: str, log: list[LogEntry]) -> str:
+def publish(state: GameState, code: str, log: list[LogEntry], *, judge_notes: bool = True,
+            living: list[int] | None = None) -> str:
     """`公示` (docs/rules-judge.md P-POST-1, P-POST-2): the forum post for now, ready to paste.
     In a day, its open post: the dawn (who went out, who lives), yesterday's 票型 by voter with
     each post's time and its outcome, the last words, the sheriff, the period's public cards,
     today's times, and what was announced since; at night, the day's result post: its 票型
     and outcome and what was announced since. The judge's own reminders (kill posts) follow
-    under a line not to be pasted."""
+    under a line not to be pasted (`judge_notes`: False leaves them out; `living`: the living
+    as the table knows them, for the public page, where a night's deaths are not yet told)."""
     rows = [(i, row, event_of(row.body)) for i, row in enumerate(log) if row.kind == "event"]
     opened = [i for i, row, _ in rows if row.type in ("DayOpened", "GameCreated")]
     start = opened[-1] if opened else 0
@@ -258,10 +269,11 @@ def publish(state: GameState, code: str, log: list[LogEntry]) -> str:
     if since:
         lines += [t("post.since"), *since]
     if not in_day:
-        lines.append(t("post.living", seats=seats_text(state.living_numbers())))
+        lines.append(t("post.living", seats=seats_text(
+            state.living_numbers() if living is None else living)))
     notes = [t("kill_post_note", seat=ev.data.get("target")) for i, row, ev in rows
              if i >= start and row.type == "PoisonFeedback" and ev.data.get("out")]
-    if notes:
+    if notes and judge_notes:
         lines += [t("publish_note"), *notes]
     return "\n".join(lines)
 

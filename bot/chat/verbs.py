@@ -61,8 +61,9 @@ class Request:
     lobby: Lobby | None = None
     judge: bool = False
     seat: int | None = None
-    # (to, text, priority, the game it concerns: its seat's page shows it)
-    replies: list[tuple[str, str, int, str | None]] = field(default_factory=list)
+    # (to, text, priority, the game it concerns: its seat's page shows it, whether it asks
+    # its reader to act: a push reminder goes with it)
+    replies: list[tuple[str, str, int, str | None, bool]] = field(default_factory=list)
 
     @property
     def sender(self) -> str:
@@ -73,11 +74,13 @@ class Request:
         """The answer to the sender (it leaves first)."""
         self.tell(self.msg.sender, text, game=game)
 
-    def tell(self, contact: str, text: str, *, game: str | None = None) -> None:
+    def tell(self, contact: str, text: str, *, game: str | None = None,
+             asks: bool = False) -> None:
         """A DM to someone else (a judge told of a join, a relayed line). `game`: the game
-        it concerns, if not the request's."""
+        it concerns, if not the request's; `asks`: it asks its reader to act (`代行`'s
+        notice)."""
         self.replies.append((contact, text, REPLY if contact == self.msg.sender else NORMAL,
-                             game or self.code))
+                             game or self.code, asks))
 
 
 @dataclass

@@ -5,6 +5,7 @@ the chat layer itself runs no SQL."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -28,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from bot.gametime import utcnow
 from bot.outbox import DIGEST, NORMAL, hold
+from bot.router import PAGE
 from bot.store.db import Database, of_host
 from bot.store.games import event_of
 from bot.store.models import (
@@ -41,11 +43,13 @@ from bot.store.models import (
     LogEntry,
     OutboxRow,
     Player,
+    PushSubscription,
     Room,
     RoomMember,
     RoomStay,
     SeatToken,
     Secret,
+    WebContact,
     WebLink,
 )
 from engine.events import Event
@@ -58,17 +62,17 @@ ROOM_CHANNELS = ("group", "public")  # outbox rows posted in a room (target grou
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
              group: str | None = None, priority: int = NORMAL,
-             host: str | None = None) -> OutboxRow:
+             host: str | None = None, asks: bool = False) -> OutboxRow:
     """An outbox row of the chat layer: a DM to contact `to`, or (with `group`) a post in
     room `to`; held until the current turn ends (bot/outbox.py), if there is one. `host`: the
-    account that sends it, if it belongs to no game."""
+    account that sends it, if it belongs to no game; `asks`: it asks its reader to act."""
     now = utcnow()
     turn, due = hold(now)
     return OutboxRow(dedupe_key=key[:255], game_id=game_id, seq=None,
                      channel="group" if group else "dm",
                      target=f"group:{group}" if group else f"contact:{to}"[:160], address=to,
                      text=text, created_at=now, attempts=0, next_attempt_at=due,
-                     priority=priority, turn=turn, host=host)
+                     priority=priority, turn=turn, host=host, asks=asks)
 
 
 def _stays(s: Session, game_id: str, group: str, gone: Iterable[str], new: Iterable[str]
@@ -126,7 +130,8 @@ class Sender:
     and games, not cancelled, whose own judge the contact is (in code order), `judged_over`:
     those of them that are over; `room`: the room the message was said in (None: a DM), with
     the game and group it is the room of (None: a room of no game of this account);
-    `handled`: the message id was handled before (it is not handled again)."""
+    `handled`: the message id was handled before (it is not handled again); `granted`: the
+    contact may create games without being a judge of the bot (`wolfjudge judge-link`)."""
 
     contact: str
     seats: Mapping[str, int] = field(default_factory=dict)
@@ -138,6 +143,7 @@ class Sender:
     room_game: str | None = None
     room_group: str | None = None
     handled: bool = False
+    granted: bool = False  # may create games (`wolfjudge judge-link`, bot/web/home.py)
 
     def seat(self, game_id: str) -> int | None:
         return self.seats.get(game_id)
@@ -179,6 +185,9 @@ class ChatStore:
             select(cast(literal("judge"), String), Lobby.code, cast(null(), Integer),
                    Game.status).outerjoin(Game, Game.id == Lobby.code)
             .where(Lobby.judge == contact, Lobby.status.in_(ENDS), of_host(Lobby.host, host)),
+            select(cast(literal("granted"), String), WebContact.contact_id,
+                   cast(null(), Integer), cast(null(), String))
+            .where(WebContact.contact_id == contact, WebContact.creates_games.is_(True)),
         ]
         if room is not None:
             parts.append(select(cast(literal("room"), String), Room.game_id,
@@ -195,7 +204,7 @@ class ChatStore:
         judged: set[str] = set()
         over: set[str] = set()
         found_room: tuple[str, str] | None = None
-        handled = False
+        handled = granted = False
         if not parts:
             return Sender(contact="")
         with self.db.read() as s:
@@ -213,32 +222,36 @@ class ChatStore:
                     over.add(game)
             elif what == "room":
                 found_room = found_room or (game, word)
+            elif what == "granted":
+                granted = True
             else:
                 handled = True
         return Sender(contact=contact or "", seats=seats, playing=frozenset(playing),
                       joined=frozenset(joined), judged=tuple(sorted(judged)),
                       judged_over=frozenset(over), room=room,
                       room_game=found_room[0] if found_room else None,
-                      room_group=found_room[1] if found_room else None, handled=handled)
+                      room_group=found_room[1] if found_room else None, handled=handled,
+                      granted=granted)
 
     # messages handled ----------------------------------------------------------------------------
     def handled(self, msg_key: str, sender: str, at: datetime,
-                replies: Sequence[tuple[str, str, int, str | None]]) -> bool:
+                replies: Sequence[tuple[str, str, int, str | None, bool]]) -> bool:
         """The message marked handled together with its replies (to, text, priority, the
-        game it concerns): False if it was handled meanwhile (then its replies are dropped).
+        game it concerns, whether it asks its reader to act): False if it was handled
+        meanwhile (then its replies are dropped).
         A reply about a game that has started is that game's row (its seat's page shows it);
         one about a lobby or no game belongs to none."""
         try:
             with self.db.write() as s:
                 s.add(ChatMessage(msg_id=msg_key, sender=sender, received_at=at))
                 s.flush()
-                named = {g for *_, g in replies if g is not None}
+                named = {r[3] for r in replies if r[3] is not None}
                 games = set(s.scalars(select(Game.id).where(
                     Game.id.in_(named), of_host(Game.host, self.db.host)))) if named else set()
-                for i, (to, text, priority, game) in enumerate(replies):
+                for i, (to, text, priority, game, asks) in enumerate(replies):
                     s.add(chat_row(f"chat/{msg_key}/{i}", to, text,
                                    game if game in games else None, priority=priority,
-                                   host=self.db.host))
+                                   host=self.db.host, asks=asks))
         except IntegrityError:
             return False
         return True
@@ -554,6 +567,18 @@ class ChatStore:
             out.append((sent_at, text))
         return out
 
+    def public_posts(self, game_id: str) -> list[tuple[datetime, str]]:
+        """What the game told the table in public, in the order it went (naive UTC, text):
+        its public room's posts, or, without one, the public page's copy of each
+        announcement (bot/router.py's PAGE rows)."""
+        with self.db.read() as s:
+            return [(at, text) for at, text in s.execute(
+                select(OutboxRow.sent_at, OutboxRow.text).where(
+                    OutboxRow.game_id == game_id, OutboxRow.sent_at.is_not(None),
+                    or_(OutboxRow.channel == PAGE,
+                        OutboxRow.target.in_(("public", "group:public"))))
+                .order_by(OutboxRow.sent_at, OutboxRow.id)) if at is not None]
+
     # substitution --------------------------------------------------------------------------------
     def add_token(self, token_hash: str, game_id: str, seat: int, at: datetime) -> None:
         with self.db.write() as s:
@@ -658,6 +683,22 @@ class ChatStore:
                                                  .where(WebLink.contact_id.in_(asked)))}
         return LinkFacts(holder, judge, hand_overs, epochs)
 
+    def creates_games(self, contact: str) -> bool:
+        """Whether `contact` was granted the right to create games (`wolfjudge judge-link`)."""
+        with self.db.read() as s:
+            return bool(s.scalar(select(WebContact.creates_games).where(
+                WebContact.contact_id == contact)))
+
+    def reset_join(self, code: str) -> int:
+        """`报名链接 重置`: the lobby's join link of a new generation (the old one is refused);
+        the new generation."""
+        with self.db.write() as s:
+            row = s.get(Lobby, code)
+            if row is None:
+                return 0
+            row.join_epoch = (row.join_epoch or 0) + 1
+            return row.join_epoch
+
     def revoke_links(self, contact: str) -> int:
         """`网页 重置`: a new generation; every link given before is refused. The new one."""
         with self.db.write() as s:
@@ -667,6 +708,38 @@ class ChatStore:
                 s.add(row)
             row.epoch += 1
             return row.epoch
+
+    # push reminders (bot/web/push.py) -----------------------------------------------------------
+    def push_subscriptions(self, contact: str) -> list[tuple[str, str, str]]:
+        """The browsers that asked for `contact`'s reminders: (endpoint, p256dh, auth)."""
+        with self.db.read() as s:
+            return [(r.endpoint, r.p256dh, r.auth) for r in s.scalars(
+                select(PushSubscription).where(PushSubscription.contact_id == contact)
+                .order_by(PushSubscription.id))]
+
+    def add_push(self, contact: str, endpoint: str, p256dh: str, auth: str,
+                 at: datetime) -> None:
+        """A browser's subscription for `contact` (the same browser again: its new keys)."""
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()
+        with self.db.write() as s:
+            row = s.scalar(select(PushSubscription).where(
+                PushSubscription.contact_id == contact,
+                PushSubscription.endpoint_hash == digest))
+            if row is None:
+                s.add(PushSubscription(contact_id=contact, endpoint_hash=digest,
+                                       endpoint=endpoint, p256dh=p256dh, auth=auth,
+                                       created_at=at))
+            else:
+                row.p256dh, row.auth = p256dh, auth
+
+    def drop_push(self, contact: str, endpoint: str) -> bool:
+        """A browser's subscription gone (`不再提醒`, or the push service said so)."""
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()
+        with self.db.write() as s:
+            found = s.execute(delete(PushSubscription).where(
+                PushSubscription.contact_id == contact,
+                PushSubscription.endpoint_hash == digest))
+            return bool(getattr(found, "rowcount", 0))
 
     def secret(self, name: str, make: Callable[[], str]) -> str:
         """The server's secret `name`, made with `make` the first time (one for every

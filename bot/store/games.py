@@ -35,7 +35,7 @@ from bot.gametime import utcnow
 from bot.ids import GAME_ID, MAX_ID, inbox_id
 from bot.outbox import NORMAL, REPLY, hold
 from bot.render import render_rejection
-from bot.router import Message, RoomsView
+from bot.router import PAGE, Message, RoomsView
 from bot.store.codec import decode, encode, encode_state, state_of
 from bot.store.db import Database, Host, of_host
 from bot.store.hot import hot
@@ -717,11 +717,14 @@ class GameStore:
             return
         created = utcnow()
         turn, due = hold(created)
+        # (a row for the public page is delivered as it is written: no transport sends it)
         s.execute(_INSERT_OUTBOX, [
             {"dedupe_key": m.key, "game_id": gid, "seq": m.seq, "channel": m.channel,
              "target": m.target, "address": None, "text": m.text, "created_at": created,
-             "attempts": 0, "next_attempt_at": due, "sent_at": None, "last_error": None,
-             "priority": REPLY if m.reply else NORMAL, "turn": turn, "host": None}
+             "attempts": 0, "next_attempt_at": created if m.channel == PAGE else due,
+             "sent_at": created if m.channel == PAGE else None, "last_error": None,
+             "priority": REPLY if m.reply else NORMAL,
+             "turn": None if m.channel == PAGE else turn, "host": None, "asks": m.asks}
             for m in messages])
 
     def _rooms(self, s: Session | Connection, gid: str, judge_contact: str | None | _Unread
@@ -874,4 +877,4 @@ def _direct_row(key: str, game_id: str, target: str, text: str,
             "channel": "judge" if target == "judge" else "dm", "target": target,
             "address": address, "text": text, "created_at": created, "attempts": 0,
             "next_attempt_at": due, "sent_at": None, "last_error": None,
-            "priority": priority, "turn": turn, "host": None}
+            "priority": priority, "turn": turn, "host": None, "asks": False}

@@ -192,7 +192,8 @@ class OutboxRow(Base):
                                                 nullable=True)
     # the log row rendered (0: the judge's digest of the creation); None for replies
     seq: Mapped[int | None] = mapped_column(Integer)
-    channel: Mapped[str] = mapped_column(String(8))  # dm | group | public | judge
+    # dm | group | public | judge | page (the public page's copy: written delivered)
+    channel: Mapped[str] = mapped_column(String(8))
     target: Mapped[str] = mapped_column(String(160))  # seat:3 | group:wolves | public | judge …
     address: Mapped[str | None] = mapped_column(String(128))  # contact/room id; None: unbound
     text: Mapped[str] = mapped_column(Text)
@@ -205,6 +206,9 @@ class OutboxRow(Base):
     turn: Mapped[str | None] = mapped_column(String(160))
     # The account that sends a row outside any game (a game's rows go from the game's host)
     host: Mapped[str | None] = mapped_column(String(128))
+    # It asks its reader to act (a role card, a duty, a reminder, a card, `代行`'s notice): a
+    # page's push reminder goes with it (bot/web/push.py)
+    asks: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
 
 
 # The chat layer (bot/chat): games before they start, message ids, seat tokens, room members.
@@ -234,6 +238,9 @@ class Lobby(Base):
     undo: Mapped[Any | None] = mapped_column(JSON)
     # the lobby `重开` made of this game once it was over (one per game); None: none yet
     restarted_as: Mapped[str | None] = mapped_column(String(16))
+    # the generation of the lobby's join link (bot/web/join.py): `报名链接 重置` starts a new
+    # one, and every join link given before is refused
+    join_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class LobbyPlayer(Base):
@@ -277,6 +284,38 @@ class WebLink(Base):
 
     contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     epoch: Mapped[int] = mapped_column(Integer)
+
+
+class PushSubscription(Base):
+    """A browser that asked for push reminders (`提醒我` on a seat's page) for a contact: the
+    push service's endpoint and the browser's keys (bot/web/push.py). Dropped when the push
+    service says it is gone (404, 410), or by `不再提醒`."""
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (UniqueConstraint("contact_id", "endpoint_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    contact_id: Mapped[str] = mapped_column(String(128), index=True)
+    endpoint_hash: Mapped[str] = mapped_column(String(64))  # SHA-256 of the endpoint
+    endpoint: Mapped[str] = mapped_column(Text)
+    p256dh: Mapped[str] = mapped_column(String(200))
+    auth: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class WebContact(Base):
+    """A contact the pages know by its digest (bot/web/links.py), so that a lasting link
+    (a judge's home, a player's key) finds it: a judge granted by `wolfjudge judge-link`
+    (`creates_games`: may create games, and judges what they create), or a player who
+    joined by a lobby's join link (a contact made for that browser, `page:…`)."""
+
+    __tablename__ = "web_contacts"
+
+    contact_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    creates_games: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                server_default=sa_false())
+    created_at: Mapped[datetime] = mapped_column(DateTime)  # naive UTC
 
 
 class Secret(Base):

@@ -121,6 +121,15 @@ class Transport(ABC):
     # The longest text one send may carry on the platform (None: no limit). A longer one goes
     # as several sends, cut at line breaks (`TransportCourier`, `split_text`).
     max_text: int | None = None
+    # What the platform is like, beside what the account can do (the chat layer degrades on
+    # these, never on a channel's name). `shows_room_talk`: a member's line in a room reaches
+    # its other members by itself (a chat group); False: the bot posts each line said in a
+    # room there itself, as relay mode does (the pages' rooms). `rooms_by_hand`: a judge can
+    # make a room on the platform and bind it (`绑定`). `contacts_by_link`: people have no
+    # account on the platform: a lobby's join link makes them a contact (the pages).
+    shows_room_talk: bool = True
+    rooms_by_hand: bool = True
+    contacts_by_link: bool = False
     capabilities: Capabilities = Capabilities()  # until the platform reports them
     handler: Callable[[Incoming], None] | None = None
     on_reconnect: Callable[[], None] | None = None

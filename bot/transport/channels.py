@@ -27,7 +27,9 @@ How to add a channel (one module plus one line here):
      settings and the database (`check`: bot/doctor.py's `Checkup`; `values`: the settings that
      were good, by field name, a secret's in clear);
    - `CHANNEL = Channel(settings=..., build=..., checks=..., pacing=...)` (`pacing`: the
-     pace the platform tolerates, when not WeChat's; WOLFJUDGE_SEND_INTERVAL … override it).
+     pace the platform tolerates, when not WeChat's; WOLFJUDGE_SEND_INTERVAL … override it;
+     `needs_judges=False` where WOLFJUDGE_JUDGES is optional: the channel grants judges
+     another way).
 2. Add `"NAME": "bot.transport.NAME",` to `CHANNELS` below.
 3. Test it against a fake of the platform on loopback that speaks the real protocol, and
    through `wolfjudge run --channel NAME` (tests/transport/test_channels.py shows a channel
@@ -58,6 +60,7 @@ DEFAULT = "wechat"
 CHANNELS: dict[str, str] = {
     "wechat": "bot.transport.wechaty",
     "onebot": "bot.transport.onebot",  # QQ through NapCat or LLOneBot (OneBot v11)
+    "web": "bot.transport.web",  # no chat account: the pages are the platform (bot/web)
 }
 
 S = TypeVar("S", bound=BaseSettings)
@@ -84,6 +87,9 @@ class Channel(Generic[S]):
     checks: Callable[[Checkup, Mapping[str, Any]], None] | None = None
     # the pace the platform tolerates, unless WOLFJUDGE_SEND_INTERVAL … say otherwise
     pacing: PacingSettings = field(default_factory=PacingSettings)
+    # WOLFJUDGE_JUDGES required: the platform's judges are named by their ids there (False:
+    # the channel grants judges itself, as the pages do with `wolfjudge judge-link`)
+    needs_judges: bool = True
 
 
 class UnknownChannel(ValueError):

@@ -3,7 +3,11 @@
 
 A link is `/j/TOKEN` (a judge's page of a game) or `/p/TOKEN` (a seat's page); the token is
 itsdangerous' URL-safe, timestamped signature over (kind, game, contact, seat, generation,
-the seat's hand-overs).
+the seat's hand-overs). Three kinds last until revoked instead of expiring (issue 30, a game
+with no chat account): `/h/TOKEN` a judge's home (`wolfjudge judge-link`; `--reset` revokes
+it), `/k/TOKEN` a player's key (their only way in when they joined by link; `网页 重置`
+gives a new one) and `/join/TOKEN` a lobby's join link (until the game starts, or the judge's
+`报名链接 重置`).
 Its checks against the database (is the contact still that game's judge, or that seat's
 player; is the generation current) are the app's (bot/web/app.py): a token alone proves only
 that we made it, and when."""
@@ -22,7 +26,9 @@ from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 
 LINK_DAYS = 7  # how long a link works
 SECRET_NAME = "web-links"
-Kind = Literal["j", "p"]
+Kind = Literal["j", "p", "h", "k", "join"]
+KINDS = ("j", "p", "h", "k", "join")
+LASTING = ("h", "k", "join")  # kinds that never expire (revoked by a new generation)
 
 
 @dataclass(frozen=True)
@@ -75,12 +81,16 @@ class Links:
         return str(self._s.dumps([kind, game, digest(contact), seat, epoch, gen]))
 
     def read(self, token: str) -> Claim | None:
-        """The claim of a token we made that has not expired; None for anything else."""
+        """The claim of a token we made that has not expired (a lasting kind never does);
+        None for anything else."""
         try:
-            data = self._s.loads(token, max_age=int(self.max_age.total_seconds()))
+            data, made = self._s.loads(token, return_timestamp=True)
         except (BadSignature, ValueError, TypeError):
             return None
-        if not (isinstance(data, list) and len(data) in (5, 6) and data[0] in ("j", "p")):
+        if not (isinstance(data, list) and len(data) in (5, 6) and data[0] in KINDS):
+            return None
+        age = self._now().replace(tzinfo=UTC) - made
+        if data[0] not in LASTING and not timedelta(0) <= age <= self.max_age:
             return None
         kind, game, contact, seat, epoch, *rest = data  # (a link made before `gen`: 0)
         gen = rest[0] if rest else 0
@@ -102,3 +112,7 @@ class PageLinks:
             gen: int = 0) -> str:
         token = self.links.make(kind, game, contact, seat, epoch, gen)
         return f"{self.base.rstrip('/')}/{kind}/{token}"
+
+    def public(self, game: str) -> str:
+        """The game's public page (spectators): no secret in it, a judge may post it."""
+        return f"{self.base.rstrip('/')}/g/{game}"

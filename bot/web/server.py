@@ -29,6 +29,17 @@ class WebSettings(BaseSettings):
     port: int = Field(8790, ge=1, le=65535, validation_alias=AliasChoices("WOLFJUDGE_WEB_PORT"))
     link_days: int = Field(LINK_DAYS, ge=1, le=90,
                            validation_alias=AliasChoices("WOLFJUDGE_WEB_LINK_DAYS"))
+    # the push reminders a seat's page offers (`提醒我`); off: the button is not shown
+    push: bool = Field(True, validation_alias=AliasChoices("WOLFJUDGE_WEB_PUSH"))
+    # the addresses (or networks) of the TLS proxies in front whose X-Forwarded-For is
+    # believed (comma-separated, e.g. 127.0.0.1); empty: the connection's address is the
+    # client's
+    trusted_proxies: str = Field("", validation_alias=AliasChoices(
+        "WOLFJUDGE_WEB_TRUSTED_PROXIES"))
+
+    @property
+    def proxies(self) -> list[str]:
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
 
 def page_links(service: Service, settings: WebSettings | None = None) -> PageLinks | None:
@@ -43,14 +54,20 @@ def page_links(service: Service, settings: WebSettings | None = None) -> PageLin
 
 def make_server(service: Service, links: PageLinks, settings: WebSettings,
                 bot: ChatBot | None = None) -> object:
-    """`bot`: the running chat bot that takes the pages' actions (None: the pages read)."""
+    """`bot`: the running chat bot that takes the pages' actions, whose commits and
+    deliveries keep the pages live and send the push reminders (None: the pages read)."""
     import uvicorn
 
     from bot.web.app import create_app
+    from bot.web.push import Pusher
 
-    app = create_app(service, ChatStore(service.db), links.links, bot=bot)
+    chats = ChatStore(service.db)
+    pusher = Pusher(chats, links) if bot is not None and settings.push else None
+    app = create_app(service, chats, links.links, bot=bot, base=links.base, pusher=pusher,
+                     proxies=settings.proxies)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, access_log=False,
-                            log_level="warning", lifespan="off")
+                            log_level="warning", lifespan="off",
+                            timeout_graceful_shutdown=2)  # (open event streams end then)
     return uvicorn.Server(config)
 
 

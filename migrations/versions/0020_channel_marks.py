@@ -3,7 +3,7 @@ the conversations with a message since the newest one the bot had handled everyt
 kept here across restarts (bot/transport/onebot.py).
 
 Revision ID: 0020
-Revises: 0013
+Revises: 0018
 Create Date: 2026-12-06 09:00:00
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0020'
-down_revision: str | None = '0013'
+down_revision: str | None = '0018'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

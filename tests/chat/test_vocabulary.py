@@ -97,6 +97,8 @@ CHAT_FORMS: list[tuple[str, Parsed]] = [
      P("new_game", words=("standard", "standard.board=预女猎守"))),
     ("开始", P("start")),
     ("踢出 小明", P("kick", text="小明")),
+    ("报名链接", P("join_link")),
+    ("报名链接 重置", P("join_link", words=("reset",))),
     ("记票 3 5", P("record_vote", seats=(3, 5))),
     ("记票 3 5 10:05", P("record_vote", seats=(3, 5), time=time(10, 5))),
     ("记票 3 弃权", P("record_vote", seats=(3,), abstain=True)),

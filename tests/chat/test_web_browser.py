@@ -138,3 +138,28 @@ def test_an_action_typed_in_chromium_is_applied_and_answered_once(
         assert len(acts) == 1
     finally:
         browser.quit()
+
+
+def test_an_update_arrives_without_reload_in_chromium(served: tuple[WebTable, str]) -> None:
+    """Issue 30, part 4: a seat's page open in a phone's browser (375 px) shows what the judge
+    just did from another client (a DM), without being reloaded: its event stream says so,
+    and the page fetches itself."""
+    table, base = served
+    browser = _browser_or_skip()
+    try:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        seat = 7
+        browser.get(base + table.link(table.contact[seat]))
+        count = "return document.querySelectorAll('#history li').length"
+        before = browser.execute_script(count)
+        browser.execute_script("window.wolfjudgeMark = 42")  # gone if the page reloads
+        WebDriverWait(browser, 30).until(  # the stream is open (its first event came)
+            lambda b: b.find_element("tag name", "body").get_attribute("data-live") == "on")
+        table.say(JUDGE, f"黄牌 {seat} 发言违规")  # another client: the judge's DM
+        WebDriverWait(browser, 30).until(lambda b: b.execute_script(count) > before)
+        assert "黄牌" in browser.find_element("css selector", "#history li").text
+        assert browser.execute_script("return window.wolfjudgeMark") == 42
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 375
+    finally:
+        browser.quit()

@@ -24,6 +24,9 @@ from told import history_lines, received, received_lines
 
 from bot.chat import reports
 from bot.chat.demo import Demo
+from bot.render import render_event
+from bot.router import announced
+from bot.service import event_of
 from bot.transport import TransportCourier
 from bot.transport.console import ConsoleTransport, Output
 from bot.transport.memory import Sent
@@ -35,6 +38,23 @@ RULESETS = ruleset_names()
 CHANNELS = [" ".join(words) for words in itertools.product(
     ("votes.channel=dm", "votes.channel=forum"), ("public.channel=dm", "public.channel=room"),
     ("groups.mode=auto", "groups.mode=relay"))]
+
+
+def announced_alive(state: Any, rows: list[Any]) -> list[int]:
+    """The living as the table was told (the scripted players' reading, bot/chat/demo.py):
+    each day post's list, less the exiles, red cards and self-destructs announced since."""
+    if state.over:
+        return [st.seat for st in state.seats if st.alive]
+    alive = [st.seat for st in state.seats]
+    for r in rows:
+        if r.kind != "event" or not (r.audience or {}).get("public"):
+            continue
+        data = event_of(r.body).data
+        if r.type == "DayOpened":
+            alive = list(data["alive"])
+        elif r.type in ("Exiled", "RedCard", "SelfDestruct") and data.get("seat") in alive:
+            alive.remove(data["seat"])
+    return alive
 
 
 def _pre(page: str, ident: str) -> str:
@@ -115,7 +135,33 @@ class PagedDemo(Demo):
                                                                 name or "", rows)
             others = [c for n, (c, _) in players.items() if n != seat and c]
             assert not any(f">{c}<" in page or f" {c} " in page for c in others)
+        self.public_page(client, state, rows)
         self.page_checks += 1
+
+    def public_page(self, client: TestClient, state: Any, rows: list[Any]) -> None:
+        """The public page holds what the table was told in public, and nothing a seat was
+        told privately: its posts are public announcements (or the public room's posts), its
+        living are the announced ones, no private or group message is in it."""
+        page = client.get(f"/g/{self.code}").text
+        told = {line.strip() for r in rows if r.kind == "event"
+                and (r.audience or {}).get("public")
+                and announced(r.type)
+                for line in render_event(event_of(r.body), state.ruleset).split("\n")}
+        room = self.console.bot.chats.room_id(self.code, "public")
+        told |= {line.strip() for s in self.recording.sent
+                 if s.kind == "post" and s.target == room for line in s.text.split("\n")}
+        stray = [line for line in history_lines(page) if line not in told]
+        assert stray == [], stray
+        text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+        for r in rows:
+            if r.kind != "event" or (r.audience or {}).get("public"):
+                continue
+            secret = render_event(event_of(r.body), state.ruleset)
+            assert len(secret) < 8 or secret not in text, (r.type, secret)
+        board = re.search(r'<section id="board">\s*<h2>[^<]*</h2>\s*<p>([^<]*)</p>', page)
+        assert board is not None
+        shown = [int(n) for n in re.findall(r"(\d+)号", board.group(1))]
+        assert shown == announced_alive(state, rows), (shown, state.phase)
 
     def turn(self, state: object) -> None:
         super().turn(state)

@@ -430,7 +430,7 @@ def test_p_card_1_the_judge_is_told_at_creation_what_a_send_off_after_secret_car
     assert created.startswith("【g1】开局\n")
     assert "但计入红牌（2张黄牌即红牌）" in created
     assert "若某人公开的黄牌不足2张就被红牌罚下，所有人都能推知他有过秘密黄牌" in created
-    assert "cards.night_yellow_counts_to_red: false" in created
+    assert "cards.night_yellow_counts_to_red=false" in created
     assert "也不计入红牌" in judge_text(bot, "g2")
     assert "法官须知" not in judge_text(bot, "g3")  # night cards are public there
     for game in ("g1", "g2"):

@@ -1,7 +1,7 @@
 """The pages show what was delivered (issue 33): who was in each of a game's rooms, and when,
 so that a seat's page holds a room's post only if its contact was in the room when it went.
 
-Revision ID: 0014
+Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-05 09:00:00
 """
@@ -14,7 +14,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0014'
+revision: str = '0012'
 down_revision: str | None = '0011'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
