@@ -28,12 +28,18 @@ What it does for the bot:
   backoff and jitter; after every connection but the first, `on_reconnect` is called.
 - **Never losing its place**: QQ keeps each conversation's history, so after every connection
   (the first of a process too: the bot may have been down) the transport reads the latest
-  messages of every friend and every group (`get_friend_msg_history`,
-  `get_group_msg_history`, paging back while the page is full and newer than what it had seen,
-  at most `catchup_pages` pages) and hands those within the replay window to the handler, in
-  time order, before the live events that came meanwhile. The chat layer applies a message id
-  once (its handled-message key), so what was handled before is dropped there; this module
-  also drops an id it has queued already (an event and its history copy).
+  messages of the conversations with a message since its mark (`get_friend_msg_history`,
+  `get_group_msg_history`, paging back while the page is full and newer than the mark, at
+  most `catchup_pages` pages) and hands those within the replay window to the handler, in
+  time order, before the live events that came meanwhile. Which conversations: NapCat's
+  `get_recent_contact` (each conversation with its latest message) names those active since
+  the mark; an implementation without it (LLOneBot: an unknown action), or a list that may go
+  on past what it shows, means every friend and every group. The mark is the newest message
+  time the bot had handled everything up to (a message whose handling failed holds it back),
+  kept in the database across restarts (`Watermark`, `ChatStore.mark`), a minute of slack
+  for clocks; never older than the replay window. The chat layer applies a message id once
+  (its handled-message key), so what was handled before is dropped there; this module also
+  drops an id it has queued already (an event and its history copy).
 - **Hostile text stays text**: every send is one `text` segment with `auto_escape=true`, so a
   马甲 or 遗言 holding `[CQ:at,qq=all]` reaches QQ as those characters. Incoming segments are
   read as their text (`segment_text`): an @ of the bot disappears, other segments become a short
@@ -98,8 +104,14 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 30.0
 TOKEN_REFUSED = 1403  # NapCat's answer to a wrong token, after the handshake
 DELIVERED_KEYS = 20_000  # outbox keys remembered as sent
+RECENT_CONTACTS = 100  # conversations asked of get_recent_contact at a catch-up
+SLACK = 60  # seconds the catch-up reads back before its mark (clocks, a message in flight)
 SEEN_MAX = 50_000  # message ids remembered as queued
 MAX_FRAME = 16 * 2**20  # a history page of long messages
+# The longest text one QQ send carries: QQNT refuses a text message of more than about 4,500
+# characters (NapCat passes the refusal on), in a DM and in a group alike; a longer one goes in
+# parts, cut at line breaks (bot/transport: `TransportCourier`), with room to spare.
+QQ_MAX_TEXT = 4000
 # A personal QQ account: DMs to friends, no group made or joined by the bot, members removed
 # where it is an admin; announcements to a group (QQ's risk control watches one text DMed to
 # many).
@@ -118,6 +130,15 @@ class OneBotFailed(TransportError):
 
 class TokenRefused(TransportError):
     """The implementation refused the token."""
+
+
+@dataclass(frozen=True)
+class Watermark:
+    """Where the transport keeps its mark across restarts (the epoch second of the newest
+    message it had handled everything up to): `wolfjudge run` keeps it in the database."""
+
+    read: Callable[[], int | None]
+    write: Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -169,6 +190,16 @@ def unescape_cq(raw: str) -> str:
             .replace("&amp;", "&")).strip()
 
 
+def _seconds(value: Any) -> int:
+    """A message time as QQ gives it (epoch seconds, as a number or text; milliseconds read
+    as seconds), 0 when it is none."""
+    try:
+        when = int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+    return when // 1000 if when > 10**11 else when
+
+
 def _qq(value: str) -> int | str:
     """A QQ or group number as OneBot's int64 (a non-numeric id goes as it is)."""
     return int(value) if value.isdigit() else value
@@ -184,6 +215,7 @@ class OneBotTransport(Transport):
     instant = False
     can_create_rooms = False
     can_manage_members = False  # no invitations; a kick where the bot is admin (remove_member)
+    max_text = QQ_MAX_TEXT
 
     def __init__(self, url: str, token: str = "", *,
                  handler: Callable[[Incoming], None] | None = None,
@@ -192,7 +224,10 @@ class OneBotTransport(Transport):
                  reconnect_min: float = 0.5, reconnect_max: float = 60.0,
                  replay_window: timedelta = timedelta(hours=24),
                  catchup_count: int = 30, catchup_pages: int = 3,
+                 recent_count: int = RECENT_CONTACTS, mark: Watermark | None = None,
                  ping_interval: float | None = 20.0) -> None:
+        """`mark`: where the catch-up's mark is kept across restarts (None: in this process
+        only; a new one starts from the replay window)."""
         if not url.startswith(("ws://", "wss://")):
             raise ValueError("the OneBot URL is ws://host:port (or wss://)")
         self.url = url
@@ -208,6 +243,8 @@ class OneBotTransport(Transport):
         self.replay_window = replay_window
         self.catchup_count = catchup_count
         self.catchup_pages = catchup_pages
+        self.recent_count = recent_count
+        self.mark = mark
         self.ping_interval = ping_interval
         self.account: Account | None = None
         self.token_refused = False
@@ -232,6 +269,8 @@ class OneBotTransport(Transport):
         self._delivered: OrderedDict[str, None] = OrderedDict()
         self._friends: set[str] = set()
         self._newest = 0  # the newest message time (epoch seconds) seen, live or caught up
+        self._failed: int | None = None  # the oldest message time whose handling failed
+        self._kept = 0  # the mark as last kept (`mark`)
         self._unreachable: set[str] = set()  # told once per contact until it is a friend
 
     # life cycle ---------------------------------------------------------------------------------
@@ -245,6 +284,15 @@ class OneBotTransport(Transport):
             raise RuntimeError("already started")
         self.started_at = datetime.now(UTC)
         self._newest = int((self.started_at - self.replay_window).timestamp())
+        if self.mark is not None:
+            try:
+                kept = self.mark.read()
+            except Exception:  # the database is away: from the replay window, as with none
+                log.exception("onebot: the catch-up's mark could not be read")
+                kept = None
+            if kept is not None:
+                self._kept = kept
+                self._newest = max(self._newest, kept)
         self._stopping.clear()
         self._worker = threading.Thread(target=self._work, name="onebot-worker", daemon=True)
         self._worker.start()
@@ -525,17 +573,21 @@ class OneBotTransport(Transport):
         self._queue.put(item)
 
     async def _catch_up(self) -> None:
-        """The messages sent while the bot was not connected, from QQ's history: every friend's
-        and every group's latest, those newer than what was seen (less a minute: clocks), in
-        time order, then the live ones that came meanwhile."""
+        """The messages sent while the bot was not connected, from QQ's history: the latest of
+        each conversation with a message since the mark (less a minute: clocks), those newer
+        than it, in time order, then the live ones that came meanwhile."""
         self._catching = True
-        since = self._newest - 60
+        since = self._place() - SLACK
+        self._failed = None  # read again now (and held back again if it fails again)
         found: dict[str, dict[str, Any]] = {}
         try:
-            groups = await self._api("get_group_list")
-            peers = ([("user_id", f, "get_friend_msg_history") for f in sorted(self._friends)]
-                     + [("group_id", str(g.get("group_id")), "get_group_msg_history")
-                        for g in groups or [] if isinstance(g, dict)])
+            peers = await self._recent(since)
+            if peers is None:  # every friend and every group
+                groups = await self._api("get_group_list")
+                peers = ([("user_id", f, "get_friend_msg_history")
+                          for f in sorted(self._friends)]
+                         + [("group_id", str(g.get("group_id")), "get_group_msg_history")
+                            for g in groups or [] if isinstance(g, dict)])
             for field, peer, action in peers:
                 for ev in await self._history(action, field, peer, since):
                     found.setdefault(str(ev.get("message_id")), ev)
@@ -551,6 +603,33 @@ class OneBotTransport(Transport):
                 self._take(ev)
         if taken:
             log.info("onebot: %d message(s) sent while the bot was away, caught up", taken)
+
+    async def _recent(self, since: int) -> list[tuple[str, str, str]] | None:
+        """The conversations with a message at or after `since`, from NapCat's recent contacts
+        (each conversation's latest message: `msgTime`, `chatType` 1 a friend, 2 a group), as
+        (field, peer, history action); None when they cannot say which: the implementation
+        lacks the action (LLOneBot, an old NapCat: an unknown action), or each of the
+        `recent_count` it listed is that recent (more may be)."""
+        try:
+            listed = await self._api("get_recent_contact", {"count": self.recent_count})
+        except OneBotFailed as exc:
+            log.info("onebot: no recent conversations (%s): every conversation is read", exc)
+            return None
+        contacts = [c for c in listed or [] if isinstance(c, dict)] if isinstance(
+            listed, list) else []
+        active = [c for c in contacts if _seconds(c.get("msgTime")) >= since]
+        if len(contacts) >= self.recent_count and len(active) == len(contacts):
+            return None
+        peers: list[tuple[str, str, str]] = []
+        for c in active:
+            peer = str(c.get("peerUin") or "")
+            if not peer.isdigit():
+                continue
+            if c.get("chatType") == 1:
+                peers.append(("user_id", peer, "get_friend_msg_history"))
+            elif c.get("chatType") == 2:
+                peers.append(("group_id", peer, "get_group_msg_history"))
+        return peers
 
     async def _history(self, action: str, field: str, peer: str, since: int
                        ) -> list[dict[str, Any]]:
@@ -612,10 +691,40 @@ class OneBotTransport(Transport):
                     item()
             except Exception:
                 log.exception("onebot: handling %r failed", getattr(item, "msg_id", item))
+                if isinstance(item, Incoming):  # not committed: the next catch-up reads it
+                    self._forget(item.msg_id)
+                    when = int(item.at.timestamp())
+                    self._failed = when if self._failed is None else min(self._failed, when)
             finally:
                 with self._cond:
                     self._pending -= 1
+                    drained = self._pending == 0
                     self._cond.notify_all()
+                if drained:
+                    self._keep_mark()
+
+    def _forget(self, msg_id: str) -> None:
+        """On the loop (which owns `_seen`): the id may be queued again."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to forget
+                loop.call_soon_threadsafe(self._seen.pop, msg_id, None)
+
+    def _place(self) -> int:
+        """The catch-up's mark: the newest message time seen, held back by a failed one."""
+        return self._newest if self._failed is None else min(self._newest, self._failed)
+
+    def _keep_mark(self) -> None:
+        """Everything handed over is handled: the mark is kept (on the worker thread, after
+        the handler's commit), so that the next process reads back only to here."""
+        place = self._place()
+        if self.mark is None or place <= self._kept:
+            return
+        try:
+            self.mark.write(place)
+            self._kept = place
+        except Exception:  # kept the next time; meanwhile a restart reads back further
+            log.exception("onebot: the catch-up's mark could not be kept")
 
     # calls from other threads --------------------------------------------------------------------
     def call(self, action: str, params: dict[str, Any] | None = None,
@@ -802,9 +911,16 @@ class OneBotSettings(BaseSettings):
 
 
 def build(settings: OneBotSettings, setup: Setup) -> OneBotTransport:
-    """`wolfjudge run`'s transport: paced at QQ's pace, guarded per conversation."""
+    """`wolfjudge run`'s transport: paced at QQ's pace, guarded per conversation, its
+    catch-up's mark kept in the database."""
+    from bot.store.chat import ChatStore
+
+    chats = ChatStore(setup.service.db)
+    name = f"onebot/{setup.host or ''}"  # one mark per account
     return OneBotTransport(settings.onebot_url, settings.onebot_token,
-                           pacer=Pacer(setup.pacing), guard=Guard(settings.guard))
+                           pacer=Pacer(setup.pacing), guard=Guard(settings.guard),
+                           mark=Watermark(lambda: chats.mark(name),
+                                          lambda value: chats.set_mark(name, value)))
 
 
 def checks(check: Checkup, values: Mapping[str, Any]) -> None:
