@@ -293,7 +293,8 @@ def run_backend(name: str, url: str, args: argparse.Namespace) -> dict[str, Any]
     if not rates:
         raise SystemExit(f"{name}: no message to measure (more --games?)")
     rate, b = statistics.median(rates), statistics.median(base)
-    return {"backend": name, "checkout": revision(CHECKOUT), "setup_s": made,
+    return {"backend": name, "checkout": revision(CHECKOUT), "root": str(CHECKOUT),
+            "setup_s": made,
             "rate": rate, "baseline": b, "ratio": rate / b,
             "p50": statistics.median(p50), "p99": statistics.median(p99),
             "cpu": statistics.median(cpu), "base_cpu": statistics.median(base_cpu),
@@ -343,8 +344,9 @@ def against(other: Path, argv: list[str], rounds: int) -> int:
                 results.extend(json.loads(out.read_text()))
     print(f"\n# {rounds} rounds, alternating {revision(CHECKOUT)} and {revision(other)}")
     for backend in dict.fromkeys(r["backend"] for r in results):
-        for rev in dict.fromkeys(r["checkout"] for r in results):
-            mine = [r for r in results if r["backend"] == backend and r["checkout"] == rev]
+        for root in (CHECKOUT, other):  # by folder: a commit made meanwhile is the same one
+            mine = [r for r in results if r["backend"] == backend and r["root"] == str(root)]
+            rev = mine[-1]["checkout"]
             m = {key: statistics.median(x for r in mine for x in r[key])
                  for key in ("rates", "ratios", "cpus", "p50s", "p99s")}
             print(f"{backend:<11} {rev:<9} {m['rates']:.1f} msgs/s ({m['ratios']:.3f} of the "
