@@ -21,7 +21,7 @@ from typing import Any
 from bot import options_text
 from bot.commands.numbers import NUMBER_RUN
 from bot.commands.parse import ParseError, parse
-from bot.texts import camp_name, role_name, t, texts
+from bot.texts import camp_name, role_name, ruleset_name, t, texts
 from bot.transport import Capabilities
 from engine import new_game, rng
 from engine.game import RoleSetError, check_role_set
@@ -211,7 +211,7 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
     `roles`, the judge's own role set instead of the preset for `players`."""
     if roles is not None:
         if len(roles) not in counts(ruleset):
-            raise LobbyError("bad_count", ruleset=ruleset, count=len(roles),
+            raise LobbyError("bad_count", ruleset=ruleset_name(ruleset), count=len(roles),
                              counts=counts_text(ruleset))
         try:
             check_role_set(ruleset=ruleset, roles=roles, options=dict(options))
@@ -238,7 +238,7 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
         _trial(ruleset, players, dict(options))
     except OptionError as exc:
         if "played by" in str(exc):
-            raise LobbyError("bad_count", ruleset=ruleset, count=players,
+            raise LobbyError("bad_count", ruleset=ruleset_name(ruleset), count=players,
                              counts=counts_text(ruleset)) from None
         log.info("options %r refused together: %s", options, exc)
         raise LobbyError("bad_option", key="、".join(options) or "-",
