@@ -142,8 +142,11 @@ def option_hint(ruleset: str, key: str, value: Any) -> str:
 
 # Letters that show nothing: a 马甲 holding one displays as another name (`小\u200b明` reads as
 # `小明`; a direction control reverses what follows). Beyond the categories Cf (format: the
-# bidi controls, zero-width space and joiners, the soft hyphen) and Cc (controls).
-INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# bidi controls, zero-width space and joiners, the soft hyphen) and Cc (controls): the fillers,
+# the combining grapheme joiner, Khmer's invisible vowels and Mongolian's variation selectors
+# (the other variation selectors stay: an emoji takes them, `❤️`).
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5"
+                      "\u180b\u180c\u180d\u180f")
 
 
 def check_name(name: str) -> None:
