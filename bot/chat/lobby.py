@@ -200,12 +200,21 @@ def parse_roles(ruleset: str, text: str) -> list[str]:
         m = re.fullmatch(r"(.+?)(?:[×xX*＊](\d{1,2}))?", token)
         role = by_name.get(m[1]) if m else None
         if m is None or role is None:
-            raise LobbyError("bad_roles", detail=t("roles_unknown", name=token[:20],
-                                                   names="、".join(names.values())))
+            raise bad_roles(ruleset, t("roles_unknown", name=token[:20],
+                                       names="、".join(names.values())))
         roles += [role] * int(m[2] or 1)
     if not roles:
-        raise LobbyError("bad_roles", detail=t("roles_empty"))
+        raise bad_roles(ruleset, t("roles_empty"))
     return roles
+
+
+def bad_roles(ruleset: str, detail: str) -> LobbyError:
+    """A refused `角色`, with how to write one: the ruleset's own preset as the example (a set
+    of another ruleset's roles would be refused too)."""
+    preset = get_ruleset(ruleset).preset(counts(ruleset)[0], {})
+    example = " ".join(role_name(ruleset, r) + (f"×{preset.count(r)}" if preset.count(r) > 1
+                                                 else "") for r in dict.fromkeys(preset))
+    return LobbyError("bad_roles", detail=detail, example=example)
 
 
 def check_game(ruleset: str, players: int, options: Mapping[str, Any],
@@ -219,10 +228,10 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
         try:
             check_role_set(ruleset=ruleset, roles=roles, options=dict(options))
         except RoleSetError as exc:
-            raise LobbyError("bad_roles", detail=role_set_reason(ruleset, exc)) from None
+            raise bad_roles(ruleset, role_set_reason(ruleset, exc)) from None
         except (OptionError, ValueError) as exc:
             log.info("roles %r refused: %s", roles, exc)
-            raise LobbyError("bad_roles", detail=t("roles_refused")) from None
+            raise bad_roles(ruleset, t("roles_refused")) from None
         return
     rs = get_ruleset(ruleset)
     for key in options:

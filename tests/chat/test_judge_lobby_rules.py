@@ -119,6 +119,20 @@ def test_a_seat_count_with_no_game_is_refused_in_the_rulesets_own_name(
 
 
 @pytest.mark.rules("P-LOBBY-2")
+@pytest.mark.parametrize("ruleset", ["经典", "标准", "异常"])
+def test_a_bad_role_set_shows_how_to_write_one_of_the_lobbys_ruleset(
+        tmp_path: Path, ruleset: str) -> None:
+    """A bad command is answered with how to write it: the example of a refused `角色` is a
+    set of the lobby's own ruleset, one `角色` takes as it is."""
+    lobby = Lobby(tmp_path, ruleset=ruleset)
+    reply = lobby.say(JUDGE, "角色 法师")
+    example = re.search(r"写法：(角色 [^（\n]+)", reply)
+    assert example is not None, reply
+    answer = lobby.say(JUDGE, example[1].strip())
+    assert "无效" not in answer and lobby.lobby.roles is not None, (example[1], answer)
+
+
+@pytest.mark.rules("P-LOBBY-2")
 def test_roles_for_fewer_seats_than_joined_are_refused(tmp_path: Path) -> None:
     lobby = Lobby(tmp_path, ruleset="异常")
     assert "13人局" in lobby.say(JUDGE, "角色 狼头 预言家 女巫 长老 守卫 猎人 村民×7")
