@@ -208,6 +208,12 @@ def parse_roles(ruleset: str, text: str) -> list[str]:
     return roles
 
 
+def conflict(options: Mapping[str, Any]) -> LobbyError:
+    """Options each fine alone but not together, each named with its label."""
+    named = "、".join(map(options_text.named, options)) or "-"
+    return LobbyError("bad_option", key=named, detail=t("option_conflict", detail=named))
+
+
 def bad_roles(ruleset: str, detail: str) -> LobbyError:
     """A refused `角色`, with how to write one: the ruleset's own preset as the example (a set
     of another ruleset's roles would be refused too)."""
@@ -253,12 +259,10 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
             raise LobbyError("bad_count", ruleset=ruleset_name(ruleset), count=players,
                              counts=counts_text(ruleset)) from None
         log.info("options %r refused together: %s", options, exc)
-        raise LobbyError("bad_option", key="、".join(options) or "-",
-                         detail=t("option_conflict", detail="、".join(options))) from None
+        raise conflict(options) from None
     except ValueError as exc:
         log.info("options %r refused together: %s", options, exc)
-        raise LobbyError("bad_option", key="、".join(options) or "-",
-                         detail=t("option_conflict", detail="、".join(options))) from None
+        raise conflict(options) from None
 
 
 def role_set_reason(ruleset: str, exc: RoleSetError) -> str:
