@@ -9,6 +9,9 @@ One connection carries both directions (the "universal" endpoint): the implement
 events (`post_type` message, notice, request, meta_event) and answers each API call
 (`{"action", "params", "echo"}`) with `{"status", "retcode", "data", "message", "echo"}`; the
 echo pairs an answer with its call. A contact is the QQ number as text, a room a group number.
+The loop and worker threads, the reconnection, calls from other threads, pacing and the life
+cycle are `ConnectedTransport`'s (bot/transport/connected.py), as on WeChat; this module is
+OneBot's protocol.
 
 Why the `websockets` client (the PyPI package, asyncio API) and no OneBot SDK: the bot is the
 client of a forward WebSocket, and the maintained Python SDKs are servers for the reverse
@@ -52,16 +55,11 @@ What it does for the bot:
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import itertools
 import json
 import logging
-import queue
-import random
 import re
-import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -79,14 +77,13 @@ from bot.transport import (
     ByHand,
     Capabilities,
     Incoming,
-    Interrupted,
     Refused,
-    Transport,
     TransportError,
     Unreachable,
     Unsupported,
 )
 from bot.transport.channels import Channel, Setup
+from bot.transport.connected import ConnectedTransport
 from bot.transport.guard import Guard, GuardSettings
 from bot.transport.pacing import Pacer, PacingSettings
 
@@ -97,7 +94,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
 TOKEN_REFUSED = 1403  # NapCat's answer to a wrong token, after the handshake
-DELIVERED_KEYS = 20_000  # outbox keys remembered as sent
 SEEN_MAX = 50_000  # message ids remembered as queued
 MAX_FRAME = 16 * 2**20  # a history page of long messages
 # A personal QQ account: DMs to friends, no group made or joined by the bot, members removed
@@ -174,13 +170,15 @@ def _qq(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
 
-class OneBotTransport(Transport):
+class OneBotTransport(ConnectedTransport):
     """`url`: the implementation's WebSocket server (`ws://host:port`); `token`: its access
     token (empty: none). Callbacks run on the worker thread, in order with the messages:
     `on_friend_request(user, comment) -> bool` (approve?), `on_unreachable(contact)` (a DM
     failed: not a friend), `on_guarded(conversation, is_room)` (the guard stopped sending to
-    it for a while)."""
+    it for a while). The threads, the supervision, the calls, pacing and the life cycle:
+    `ConnectedTransport`."""
 
+    label = "onebot"
     instant = False
     can_create_rooms = False
     can_manage_members = False  # no invitations; a kick where the bot is admin (remove_member)
@@ -195,160 +193,49 @@ class OneBotTransport(Transport):
                  ping_interval: float | None = 20.0) -> None:
         if not url.startswith(("ws://", "wss://")):
             raise ValueError("the OneBot URL is ws://host:port (or wss://)")
+        super().__init__(url, handler=handler, pacer=pacer, timeout=timeout,
+                         connect_wait=connect_wait, reconnect_min=reconnect_min,
+                         reconnect_max=reconnect_max, replay_window=replay_window)
         self.url = url
         self.token = token
-        self.handler = handler
         self.capabilities = QQ  # what a QQ account can do, before it says which app it is
-        self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self.guard = guard
-        self.timeout = timeout
-        self.connect_wait = connect_wait
-        self.reconnect_min = reconnect_min
-        self.reconnect_max = reconnect_max
-        self.replay_window = replay_window
         self.catchup_count = catchup_count
         self.catchup_pages = catchup_pages
         self.ping_interval = ping_interval
         self.account: Account | None = None
         self.token_refused = False
-        self.logins = 0
-        self.started_at: datetime | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: threading.Thread | None = None
-        self._worker: threading.Thread | None = None
-        self._task: asyncio.Task[None] | None = None
         self._ws: ClientConnection | None = None
         self._answers: dict[str, asyncio.Future[Any]] = {}
         self._echo = itertools.count(1)
-        self._queue: queue.Queue[Incoming | Callable[[], None] | None] = queue.Queue()
-        self._ready = threading.Event()  # logged in on a live connection, caught up
-        self._stopping = threading.Event()
-        self._halted = threading.Event()
-        self._cond = threading.Condition()
-        self._pending = 0  # messages and callbacks queued or being handled
         self._catching = False  # a catch-up is under way: live messages wait behind it
         self._held: list[dict[str, Any]] = []
         self._seen: OrderedDict[str, None] = OrderedDict()
-        self._delivered: OrderedDict[str, None] = OrderedDict()
         self._friends: set[str] = set()
         self._newest = 0  # the newest message time (epoch seconds) seen, live or caught up
         self._unreachable: set[str] = set()  # told once per contact until it is a friend
 
-    # life cycle ---------------------------------------------------------------------------------
     @property
     def self_id(self) -> str | None:
         return self.account.self_id if self.account else None
 
-    def start(self) -> None:
-        """Connect in the background (loop and worker threads); return at once."""
-        if self._loop_thread is not None:
-            raise RuntimeError("already started")
-        self.started_at = datetime.now(UTC)
+    def _starting(self) -> None:
+        assert self.started_at is not None
         self._newest = int((self.started_at - self.replay_window).timestamp())
-        self._stopping.clear()
-        self._worker = threading.Thread(target=self._work, name="onebot-worker", daemon=True)
-        self._worker.start()
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        started = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(loop)
-            self._task = loop.create_task(self._supervise())
-            started.set()
-            with contextlib.suppress(asyncio.CancelledError):
-                loop.run_until_complete(self._task)
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for t in pending:
-                t.cancel()
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-        self._loop_thread = threading.Thread(target=run, name="onebot-loop", daemon=True)
-        self._loop_thread.start()
-        started.wait()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Disconnect, finish the message being handled, stop both threads."""
-        self._stopping.set()
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(task.cancel)
-        if self._loop_thread is not None:
-            self._loop_thread.join(timeout)
-        self._queue.put(None)
-        if self._worker is not None and self._worker is not threading.current_thread():
-            self._worker.join(timeout)
-        self._loop_thread = self._worker = None
-        self._ready.clear()
-
-    def halt(self) -> None:
-        """No new send starts (a pacing wait ends with `Interrupted`); the one in flight
-        finishes. Safe from a signal handler."""
-        self._halted.set()
-
-    @property
-    def connected(self) -> bool:
-        return self._ready.is_set()
-
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout)
-
-    def wait_settled(self, limit: float = 30.0) -> bool:
-        """Connected, caught up on what was sent while the bot was away, and all of it handled
-        (the runner starts the deadlines after this)."""
-        end = time.monotonic() + limit
-        if not self._ready.wait(limit):
-            return False
-        with self._cond:
-            return bool(self._cond.wait_for(
-                lambda: self._pending == 0 or self._stopping.is_set() or self._halted.is_set(),
-                max(0.0, end - time.monotonic()))) and self._pending == 0
-
-    def wait_logins(self, count: int, timeout: float) -> bool:
-        """Until `count` logins have happened (2: the first reconnect) and the transport is
-        ready; False on timeout."""
-        with self._cond:
-            return bool(self._cond.wait_for(
-                lambda: self.logins >= count and self._ready.is_set(), timeout))
 
     # the connection (on the loop) ----------------------------------------------------------------
-    async def _supervise(self) -> None:
-        attempt = 0
-        while not self._stopping.is_set():
-            before = self.logins
-            try:
-                await self._session()
-                log.warning("onebot: the connection to %s closed", self.url)
-            except asyncio.CancelledError:
-                await self._teardown()
-                raise
-            except TokenRefused:
-                self.token_refused = True
-                log.error("onebot: %s refused the token (WOLFJUDGE_ONEBOT_TOKEN)", self.url)
-            except InvalidStatus as exc:
-                code = exc.response.status_code
-                self.token_refused = code in (401, 403)
-                log.warning("onebot: %s answered the handshake with HTTP %s", self.url, code)
-            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError,
-                    TransportError) as exc:
-                log.warning("onebot: connection to %s failed: %s: %s", self.url,
-                            type(exc).__name__, exc)
-            await self._teardown()
-            if self._stopping.is_set():
-                break
-            if self.logins > before:
-                attempt = 0
-            delay = min(self.reconnect_max, self.reconnect_min * 2 ** attempt)
-            delay *= 1 + random.uniform(0, 0.25)
-            attempt += 1
-            log.info("onebot: reconnecting in %.1f s", delay)
-            await asyncio.sleep(delay)
+    def _connection_failed(self, exc: Exception) -> None:
+        if isinstance(exc, TokenRefused):
+            self.token_refused = True
+            log.error("onebot: %s refused the token (WOLFJUDGE_ONEBOT_TOKEN)", self.url)
+        elif isinstance(exc, InvalidStatus):
+            code = exc.response.status_code
+            self.token_refused = code in (401, 403)
+            log.warning("onebot: %s answered the handshake with HTTP %s", self.url, code)
+        else:
+            super()._connection_failed(exc)
 
-    async def _session(self) -> None:
+    async def _connect(self) -> None:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
         async with connect(self.url, additional_headers=headers, proxy=None,
                            open_timeout=self.timeout, ping_interval=self.ping_interval,
@@ -445,14 +332,8 @@ class OneBotTransport(Transport):
         await self._refresh_friends()
         caps = replace(QQ, puppet=app or None, reported=True, account=self.account.self_id)
         self.capabilities = caps
-        with self._cond:
-            self.logins += 1
-            first = self.logins == 1
-        if not first and self.on_reconnect is not None:
-            self._enqueue(self.on_reconnect)
-        if self.on_capabilities is not None:
-            told = self.on_capabilities
-            self._enqueue(lambda: told(caps))
+        self._logged_in()
+        self._tell(self.on_capabilities, caps)
         log.info("onebot: logged in as %s (%s)", self.account.self_id, app or "?")
         await self._catch_up()
         self._set_ready(True)
@@ -460,14 +341,6 @@ class OneBotTransport(Transport):
     async def _refresh_friends(self) -> None:
         friends = await self._api("get_friend_list")
         self._friends = {str(f.get("user_id")) for f in friends or [] if isinstance(f, dict)}
-
-    def _set_ready(self, ready: bool) -> None:
-        with self._cond:
-            if ready:
-                self._ready.set()
-            else:
-                self._ready.clear()
-            self._cond.notify_all()
 
     # events --------------------------------------------------------------------------------------
     def _event(self, ev: dict[str, Any]) -> None:
@@ -499,11 +372,11 @@ class OneBotTransport(Transport):
             return False
         when = ev.get("time")
         sent = datetime.fromtimestamp(when, UTC) if isinstance(when, int | float) else None
-        now = datetime.now(UTC)
         if sent is not None:
             self._newest = max(self._newest, int(sent.timestamp()))
-            if sent < now - self.replay_window:
-                return False  # too old to act on (README: a day)
+        at = self._received_at(sent)
+        if at is None:
+            return False  # too old to act on (README: a day)
         text = segment_text(ev.get("message"), self.self_id)
         if not text and isinstance(ev.get("raw_message"), str):
             text = unescape_cq(ev["raw_message"])
@@ -514,15 +387,8 @@ class OneBotTransport(Transport):
             return False
         room = str(ev["group_id"]) if ev.get("message_type") == "group" and ev.get(
             "group_id") else None
-        at = min(sent, now) if sent is not None else now
         self._enqueue(Incoming(msg_id=msg_id, sender=sender, text=text, at=at, room=room))
         return True
-
-    def _enqueue(self, item: Incoming | Callable[[], None]) -> None:
-        """For the worker: a message or a callback (`wait_settled` waits for both)."""
-        with self._cond:
-            self._pending += 1
-        self._queue.put(item)
 
     async def _catch_up(self) -> None:
         """The messages sent while the bot was not connected, from QQ's history: every friend's
@@ -580,15 +446,12 @@ class OneBotTransport(Transport):
         decide = self.on_friend_request
         if decide is None or not user or not flag:
             return
-        loop = self._loop
 
         def ask() -> None:
-            if not decide(user, comment) or loop is None:
+            if not decide(user, comment):
                 return
-            fut = asyncio.run_coroutine_threadsafe(
-                self._api("set_friend_add_request", {"flag": flag, "approve": True}), loop)
             try:
-                fut.result(self.timeout)
+                self.call("set_friend_add_request", {"flag": flag, "approve": True})
             except Exception as exc:
                 log.warning("onebot: approving %s's friend request failed: %s", user, exc)
                 return
@@ -598,63 +461,12 @@ class OneBotTransport(Transport):
 
         self._enqueue(ask)
 
-    # the worker ---------------------------------------------------------------------------------
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            try:
-                if isinstance(item, Incoming):
-                    if self.handler is not None:
-                        self.handler(item)
-                else:
-                    item()
-            except Exception:
-                log.exception("onebot: handling %r failed", getattr(item, "msg_id", item))
-            finally:
-                with self._cond:
-                    self._pending -= 1
-                    self._cond.notify_all()
-
     # calls from other threads --------------------------------------------------------------------
     def call(self, action: str, params: dict[str, Any] | None = None,
              timeout: float | None = None) -> Any:
         """One API call from any thread but the loop's; `Refused` when not connected, a
         timeout, or a failed answer (`OneBotFailed`, a `Refused`)."""
-        loop = self._loop
-        if loop is None or self._stopping.is_set() or self._halted.is_set():
-            raise Interrupted(f"{action}: the transport is stopping")
-        if self._loop_thread is threading.current_thread():
-            raise RuntimeError("OneBotTransport.call blocks: not on the loop thread")
-        if not self._ready.wait(self.connect_wait):
-            raise Refused(f"{action}: not connected to {self.url}")
-        limit = self.timeout if timeout is None else timeout
-        future = asyncio.run_coroutine_threadsafe(self._api(action, params, limit), loop)
-        try:
-            return future.result(limit + 1)
-        except concurrent.futures.TimeoutError as exc:
-            future.cancel()
-            raise Refused(f"{action}: no answer within {limit:g} s (it may have happened)"
-                          ) from exc
-        except TransportError:
-            raise
-        except Exception as exc:  # the connection went away under the call
-            raise Refused(f"{action}: {type(exc).__name__}: {exc}") from exc
-
-    def _pace(self, room: str | None = None) -> None:
-        loop = self._loop
-        if self.pacer is None or loop is None:
-            return
-        future = asyncio.run_coroutine_threadsafe(self.pacer.before_send(room), loop)
-        while True:  # a stop ends the wait at once (the send has not started)
-            try:
-                future.result(0.1)
-                return
-            except concurrent.futures.TimeoutError:
-                if self._halted.is_set() or self._stopping.is_set():
-                    future.cancel()
-                    raise Interrupted("the transport is stopping") from None
+        return self._run(action, lambda: self._api(action, params, timeout), timeout)
 
     def _guarded(self, conversation: str, text: str, *, room: bool) -> None:
         """The guard's word before a send: `Refused` while this conversation rests."""
@@ -663,14 +475,13 @@ class OneBotTransport(Transport):
         verdict = self.guard.check(conversation, text)
         if verdict.allowed:
             return
-        if verdict.tripped and self.on_guarded is not None:
-            told = self.on_guarded
-            self._enqueue(lambda: told(conversation, room))
+        if verdict.tripped:
+            self._tell(self.on_guarded, conversation, room)
         raise Refused(f"the risk guard holds sends to {conversation} until "
                       f"{verdict.until:%H:%M:%S} UTC")
 
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
-        if key is not None and key in self._delivered:
+        if self._sent_before(key):
             return
         if self._ready.is_set() and contact not in self._friends and not self._is_friend(contact):
             self._not_a_friend(contact)
@@ -686,7 +497,7 @@ class OneBotTransport(Transport):
         self._sent(key, contact, text)
 
     def post(self, room: str, text: str, *, key: str | None = None) -> None:
-        if key is not None and key in self._delivered:
+        if self._sent_before(key):
             return
         self._guarded(f"group:{room}", text, room=True)
         self._pace(room)
@@ -700,19 +511,13 @@ class OneBotTransport(Transport):
     def _sent(self, key: str | None, conversation: str, text: str) -> None:
         if self.guard is not None:
             self.guard.sent(conversation, text)
-        if key is not None:
-            self._delivered[key] = None
-            while len(self._delivered) > DELIVERED_KEYS:
-                self._delivered.popitem(last=False)
+        self._remember(key)
 
     def _is_friend(self, contact: str) -> bool:
         """Whether the contact is a friend, the list read again (a friend made elsewhere);
         True when the list cannot be read (the send then says for itself)."""
-        loop = self._loop
-        if loop is None:
-            return True
         try:
-            asyncio.run_coroutine_threadsafe(self._refresh_friends(), loop).result(self.timeout)
+            self._run("get_friend_list", self._refresh_friends)
         except Exception:
             return True
         return contact in self._friends
@@ -722,9 +527,7 @@ class OneBotTransport(Transport):
         and the row stays queued (it goes once they are)."""
         if contact not in self._unreachable:
             self._unreachable.add(contact)
-            if self.on_unreachable is not None:
-                told = self.on_unreachable
-                self._enqueue(lambda: told(contact))
+            self._tell(self.on_unreachable, contact)
         raise Unreachable(f"DM to {contact}: not a friend of the bot's QQ account")
 
     def create_room(self, name: str, members: list[str]) -> str:

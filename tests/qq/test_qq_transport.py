@@ -89,6 +89,21 @@ def test_a_refused_token_is_said_and_retried_never_ready(people: FakeOneBot, tok
         t.stop()
 
 
+def test_a_login_answered_with_nothing_is_tried_again(people: FakeOneBot) -> None:
+    """An implementation that answers `get_login_info` with no data (not logged in yet)
+    fails that connection only: the transport connects again, and logs in then."""
+    answers = [None]
+    real = people._do_get_login_info
+    people._do_get_login_info = lambda p: answers.pop() if answers else real(p)  # type: ignore[method-assign]
+    t = OneBotTransport(people.url, people.token, reconnect_min=0.05, reconnect_max=0.1)
+    t.start()
+    try:
+        assert t.wait_ready(10) and t.self_id == BOT_QQ
+        assert people.connections == 2
+    finally:
+        t.stop()
+
+
 def test_dms_and_group_lines_reach_the_handler_once_with_their_room(
         qq: OneBotTransport, people: FakeOneBot, inbox: Inbox) -> None:
     people.group("500001", "E4XW9P狼群", [P1, P2, JUDGE])
