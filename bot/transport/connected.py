@@ -51,6 +51,19 @@ T = TypeVar("T")
 DELIVERED_KEYS = 20_000  # outbox keys remembered as sent (a day of sends, and more)
 
 
+def epoch(value: object) -> datetime | None:
+    """A message's time as a platform gives it: epoch seconds, or milliseconds (some puppets,
+    some OneBot implementations), read as either; None when it is none, or no time at all (a
+    malformed event counts as received now, it never ends the connection)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value:
+        return None
+    seconds = value / 1000 if value > 10**11 else value
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 class ConnectedTransport(Transport):
     """`where`: the platform's address, as logs and refusals name it; `label`: the channel's
     name in logs and thread names. `quiet`: how long no message may have arrived before

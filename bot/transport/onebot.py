@@ -63,7 +63,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, Field
@@ -83,7 +83,7 @@ from bot.transport import (
     Unsupported,
 )
 from bot.transport.channels import Channel, Setup
-from bot.transport.connected import ConnectedTransport
+from bot.transport.connected import ConnectedTransport, epoch
 from bot.transport.guard import Guard, GuardSettings
 from bot.transport.pacing import Pacer, PacingSettings
 
@@ -370,8 +370,7 @@ class OneBotTransport(ConnectedTransport):
         sender = str(ev.get("user_id", ""))
         if not msg_id or not sender or sender == self.self_id or msg_id in self._seen:
             return False
-        when = ev.get("time")
-        sent = datetime.fromtimestamp(when, UTC) if isinstance(when, int | float) else None
+        sent = epoch(ev.get("time"))
         if sent is not None:
             self._newest = max(self._newest, int(sent.timestamp()))
         at = self._received_at(sent)

@@ -103,7 +103,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pydantic import AliasChoices, Field
@@ -118,7 +118,7 @@ from bot.transport import (
     Unsupported,
 )
 from bot.transport.channels import Channel, Setup
-from bot.transport.connected import ConnectedTransport
+from bot.transport.connected import ConnectedTransport, epoch
 from bot.transport.pacing import Pacer
 
 if TYPE_CHECKING:
@@ -160,13 +160,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _timestamp(value: int) -> datetime | None:
-    if not value:
-        return None
-    seconds = value / 1000 if value > 10**11 else value
-    return datetime.fromtimestamp(seconds, UTC)
 
 
 def _capabilities(data: str) -> Capabilities | None:
@@ -369,7 +362,7 @@ class WechatyTransport(ConnectedTransport):
             return
         # A message counts when it was sent (a night action sent while the bot restarted
         # keeps its time), never later than now.
-        at = self._received_at(_timestamp(p.timestamp))
+        at = self._received_at(epoch(p.timestamp))
         if at is None:
             # Old history a puppet may sync at login, not a message to act on. Younger
             # messages the bot never saw (kept by the gateway's mailbox while the bot was

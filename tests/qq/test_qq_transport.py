@@ -104,6 +104,25 @@ def test_a_login_answered_with_nothing_is_tried_again(people: FakeOneBot) -> Non
         t.stop()
 
 
+def test_a_message_time_in_milliseconds_is_read_and_breaks_nothing(
+        qq: OneBotTransport, people: FakeOneBot, inbox: Inbox) -> None:
+    """A message's `time` is epoch seconds; one in milliseconds is read as such, and one that
+    is no time at all counts as now: neither ends the connection."""
+    import time as clock
+
+    sent = clock.time()
+    people.now = lambda: sent * 1000
+    first = people.dm(P1, "验 3")
+    people.now = lambda: 10.0 ** 30
+    second = people.dm(P1, "验 4")
+    people.now = clock.time
+    third = people.dm(P1, "状态")
+    assert inbox.wait(lambda got: len(got) == 3), inbox.got
+    assert [m.msg_id for m in inbox.got] == [first, second, third]
+    assert abs(inbox.got[0].at.timestamp() - int(sent)) < 2
+    assert qq.logins == 1
+
+
 def test_dms_and_group_lines_reach_the_handler_once_with_their_room(
         qq: OneBotTransport, people: FakeOneBot, inbox: Inbox) -> None:
     people.group("500001", "E4XW9P狼群", [P1, P2, JUDGE])
