@@ -165,6 +165,19 @@ def unescape_cq(raw: str) -> str:
             .replace("&amp;", "&")).strip()
 
 
+def _headers(token: str) -> dict[str, str] | None:
+    """The handshake's: the access token as a Bearer (none: no header)."""
+    return {"Authorization": f"Bearer {token}"} if token else None
+
+
+def _data(action: str, answer: dict[str, Any]) -> Any:
+    """An API call's answer: its `data`, or `OneBotFailed` (retcode 1 is "queued": done)."""
+    if answer.get("status") != "ok" and answer.get("retcode") not in (0, 1):
+        raise OneBotFailed(action, int(answer.get("retcode") or -1),
+                           str(answer.get("message") or answer.get("wording") or ""))
+    return answer.get("data")
+
+
 def _qq(value: str) -> int | str:
     """A QQ or group number as OneBot's int64 (a non-numeric id goes as it is)."""
     return int(value) if value.isdigit() else value
@@ -236,8 +249,7 @@ class OneBotTransport(ConnectedTransport):
             super()._connection_failed(exc)
 
     async def _connect(self) -> None:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
-        async with connect(self.url, additional_headers=headers, proxy=None,
+        async with connect(self.url, additional_headers=_headers(self.token), proxy=None,
                            open_timeout=self.timeout, ping_interval=self.ping_interval,
                            ping_timeout=self.ping_interval, max_size=MAX_FRAME,
                            compression=None) as ws:
@@ -312,10 +324,7 @@ class OneBotTransport(ConnectedTransport):
             raise Refused(f"{action}: the OneBot connection closed") from exc
         finally:
             self._answers.pop(echo, None)
-        if answer.get("status") != "ok" and answer.get("retcode") not in (0, 1):
-            raise OneBotFailed(action, int(answer.get("retcode") or -1),
-                               str(answer.get("message") or answer.get("wording") or ""))
-        return answer.get("data")
+        return _data(action, answer)
 
     async def _login(self) -> None:
         info = await self._api("get_login_info")
@@ -647,18 +656,12 @@ def checks(check: Checkup, values: Mapping[str, Any]) -> None:
 
 
 def _bound_groups(check: Checkup, api: Callable[..., Any], self_id: str) -> None:
-    if check.database_url is None:
-        return
     from bot.store.chat import ChatStore
-    from bot.store.db import Database
     from bot.texts import room_name
 
-    db = Database(check.database_url)
-    db.host = check.host
-    try:
-        rooms = ChatStore(db).bound_rooms()
-    finally:
-        db.dispose()
+    rooms = check.read(lambda db: ChatStore(db).bound_rooms())
+    if rooms is None:
+        return
     if not rooms:
         check.warn("qq_no_groups")
         return
@@ -682,9 +685,8 @@ def _api_connection(url: str, token: str, timeout: float) -> Iterator[Callable[.
     from websockets.sync.client import connect as connect_sync
 
     api_url = url.rstrip("/") + "/api"
-    headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
-        ws = connect_sync(api_url, additional_headers=headers, open_timeout=timeout,
+        ws = connect_sync(api_url, additional_headers=_headers(token), open_timeout=timeout,
                           proxy=None, compression=None, max_size=MAX_FRAME)
     except InvalidStatus as exc:
         if exc.response.status_code in (401, 403):
@@ -704,10 +706,7 @@ def _api_connection(url: str, token: str, timeout: float) -> Iterator[Callable[.
                 raise TokenRefused(str(data.get("message") or "token"))
             if data.get("echo") != echo:
                 continue
-            if data.get("status") != "ok" and data.get("retcode") not in (0, 1):
-                raise OneBotFailed(action, int(data.get("retcode") or -1),
-                                   str(data.get("message") or ""))
-            return data.get("data") or {}
+            return _data(action, data) or {}
 
     try:
         yield call
