@@ -5,9 +5,11 @@ restarted implementation caught up from QQ's history, each message handed over o
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from onebotfake import BOT_QQ, FakeOneBot
@@ -47,24 +49,35 @@ def inbox() -> Inbox:
     return Inbox()
 
 
+@contextlib.contextmanager
+def running(people: FakeOneBot, token: str | None = None, *,
+            callbacks: dict[str, Callable[..., Any]] | None = None,
+            **options: Any) -> Iterator[OneBotTransport]:
+    """A transport on the fake NapCat (its token unless `token`), its `callbacks` set, started;
+    halted and stopped after."""
+    t = OneBotTransport(people.url, people.token if token is None else token, **options)
+    for name, callback in (callbacks or {}).items():
+        setattr(t, name, callback)
+    t.start()
+    try:
+        yield t
+    finally:
+        t.halt()
+        t.stop()
+
+
 @pytest.fixture
 def qq(people: FakeOneBot, inbox: Inbox) -> Iterator[OneBotTransport]:
-    t = OneBotTransport(people.url, people.token, handler=inbox, reconnect_min=0.05,
-                        reconnect_max=0.2, timeout=5)
-    t.start()
-    assert t.wait_ready(10)
-    yield t
-    t.halt()
-    t.stop()
+    with running(people, handler=inbox, reconnect_min=0.05, reconnect_max=0.2,
+                 timeout=5) as t:
+        assert t.wait_ready(10)
+        yield t
 
 
 def test_it_logs_in_with_the_token_and_says_what_qq_can_do(people: FakeOneBot,
                                                            inbox: Inbox) -> None:
-    told = []
-    t = OneBotTransport(people.url, people.token, handler=inbox)
-    t.on_capabilities = told.append
-    t.start()
-    try:
+    told: list[Any] = []
+    with running(people, handler=inbox, callbacks={"on_capabilities": told.append}) as t:
         assert t.wait_ready(10) and t.wait_settled(10)
         assert t.self_id == BOT_QQ and t.account is not None and t.account.online
         assert t.account.app == "NapCat.Onebot 4.8.95"
@@ -73,20 +86,14 @@ def test_it_logs_in_with_the_token_and_says_what_qq_can_do(people: FakeOneBot,
         assert not caps.create_rooms and not caps.add_members
         assert told == [caps]
         assert people.connections == 1 and people.refused == 0
-    finally:
-        t.stop()
 
 
 @pytest.mark.parametrize("token", ["wrong", ""])
 def test_a_refused_token_is_said_and_retried_never_ready(people: FakeOneBot, token: str) -> None:
-    t = OneBotTransport(people.url, token, reconnect_min=0.05, reconnect_max=0.1)
-    t.start()
-    try:
+    with running(people, token, reconnect_min=0.05, reconnect_max=0.1) as t:
         assert people.wait(lambda: people.refused >= 2)
         assert not t.wait_ready(0.3)
         assert t.token_refused
-    finally:
-        t.stop()
 
 
 def test_a_login_answered_with_nothing_is_tried_again(people: FakeOneBot) -> None:
@@ -95,13 +102,9 @@ def test_a_login_answered_with_nothing_is_tried_again(people: FakeOneBot) -> Non
     answers = [None]
     real = people._do_get_login_info
     people._do_get_login_info = lambda p: answers.pop() if answers else real(p)  # type: ignore[method-assign]
-    t = OneBotTransport(people.url, people.token, reconnect_min=0.05, reconnect_max=0.1)
-    t.start()
-    try:
+    with running(people, reconnect_min=0.05, reconnect_max=0.1) as t:
         assert t.wait_ready(10) and t.self_id == BOT_QQ
         assert people.connections == 2
-    finally:
-        t.stop()
 
 
 def test_a_message_time_in_milliseconds_is_read_and_breaks_nothing(
@@ -225,11 +228,8 @@ def test_rooms_are_made_by_people_members_read_and_kicked_where_admin(
 def test_the_guard_holds_a_conversation_before_risk_control_and_says_so_once(
         people: FakeOneBot) -> None:
     told: list[tuple[str, bool]] = []
-    t = OneBotTransport(people.url, people.token,
-                        guard=Guard(GuardSettings(per_minute=3, same_text=2)))
-    t.on_guarded = lambda c, room: told.append((c, room))
-    t.start()
-    try:
+    with running(people, guard=Guard(GuardSettings(per_minute=3, same_text=2)),
+                 callbacks={"on_guarded": lambda c, room: told.append((c, room))}) as t:
         assert t.wait_ready(10)
         t.send_dm(P1, "没听懂")
         t.send_dm(P1, "没听懂")
@@ -240,8 +240,6 @@ def test_the_guard_holds_a_conversation_before_risk_control_and_says_so_once(
         assert t.wait_settled(5)
         assert people.wait(lambda: told == [(P1, False)])
         assert people.dms_to(P1) == ["没听懂", "没听懂"] and people.dms_to(P2) == ["没听懂"]
-    finally:
-        t.stop()
 
 
 def test_a_dropped_connection_is_restored_and_what_came_meanwhile_caught_up_once(
@@ -274,12 +272,8 @@ def test_catching_up_pages_back_and_drops_what_is_older_than_a_day(people: FakeO
     people.dm(P1, "很久以前")
     people.now = clock.time
     sent = [people.dm(P1, f"投 {n % 12 + 1}") for n in range(70)]
-    t = OneBotTransport(people.url, people.token, handler=inbox, catchup_count=20,
-                        catchup_pages=5, replay_window=timedelta(hours=24))
-    t.start()
-    try:
+    with running(people, handler=inbox, catchup_count=20, catchup_pages=5,
+                 replay_window=timedelta(hours=24)) as t:
         assert t.wait_settled(10)
         assert [m.msg_id for m in inbox.got] == sent
         assert len(people.called("get_friend_msg_history")) >= 4
-    finally:
-        t.stop()
