@@ -29,6 +29,19 @@ def _number(listing: str, what: str) -> int:
     return int(m[1])
 
 
+def _act_for(tmp_path: Path, role: str, verb: str) -> tuple[Table, int, int]:
+    """Night 1 at 22:00, and the judge's `代行` of the `role`'s `verb` on another seat, sent at
+    21:40: the table, the role's seat and its target."""
+    table = Table(tmp_path)
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 21, 5))
+    seat = table.role_seat(role)
+    target = next(n for n in range(1, 13) if n != seat)
+    table.move(datetime(2026, 12, 1, 22, 0))
+    table.say(JUDGE, f"代行 {seat} {verb} {target} 21:40")
+    return table, seat, target
+
+
 def _agree(table: Table) -> None:
     """The stored state is the replay of the log (rebuild), and so is the export of the game
     ended then (verify)."""
@@ -130,13 +143,7 @@ def test_a_command_a_later_one_depends_on_stays(day: Table) -> None:
 
 @pytest.mark.rules("P-UNDO-1", "P-UNDO-4", "P-UNDO-5")
 def test_an_act_for_is_undone_and_the_seat_is_told(tmp_path: Path) -> None:
-    table = Table(tmp_path)
-    _day1(table)
-    table.move(datetime(2026, 12, 1, 21, 5))
-    guard = table.role_seat("guard")
-    target = next(n for n in range(1, 13) if n != guard)
-    table.move(datetime(2026, 12, 1, 22, 0))
-    table.say(JUDGE, f"代行 {guard} 守 {target} 21:40")
+    table, guard, target = _act_for(tmp_path, "guard", "守")
     assert table.state.night.slots["guard"].sub is not None
     before = len(table.transport.dms(table.contact[guard]))
     assert "已撤销" in table.say(JUDGE, "撤销")
@@ -262,13 +269,7 @@ def test_undoing_an_extension_after_the_original_deadline_is_refused(tmp_path: P
 
 @pytest.mark.rules("P-UNDO-8", "G-RES-1")
 def test_an_act_for_check_whose_result_was_told_is_not_undone(tmp_path: Path) -> None:
-    table = Table(tmp_path)
-    _day1(table)
-    table.move(datetime(2026, 12, 1, 21, 5))
-    seer = table.role_seat("seer")
-    target = next(n for n in range(1, 13) if n != seer)
-    table.move(datetime(2026, 12, 1, 22, 0))
-    table.say(JUDGE, f"代行 {seer} 验 {target} 21:40")
+    table, seer, target = _act_for(tmp_path, "seer", "验")
     reply = table.say(JUDGE, "撤销")
     assert "不能撤销" in reply and f"{seer}号" in reply and "结果" in reply, reply
     slot = table.state.night.slots["see"]
