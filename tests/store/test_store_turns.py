@@ -180,6 +180,34 @@ def test_a_waiting_summary_holds_nobody_back(service: Service) -> None:
     assert [m.text for m in t.calls] == ["已开始", "报名 7/12"]
 
 
+def test_a_summary_once_tried_keeps_its_text_and_the_newer_one_follows(service: Service) -> None:
+    """The judge's `报名 7/12` goes, its answer is lost (it was shown) and its retry is refused
+    for a while; a join meanwhile does not rewrite it (under its key the gateway would drop the
+    new count): `报名 8/12` follows as a summary of its own."""
+    from bot.store.chat import ChatStore
+    from bot.transport import Refused
+
+    chats = ChatStore(service.db)
+    now = utcnow()
+    chats.summary("lobby/X/joins/", "judge", "报名 7/12", now=now, at_once=True)
+    gateway = Gateway(lose={"lobby/X/joins/1"})
+    assert deliver(service.db, gateway, now=now).failed == 1  # shown, not marked
+
+    class Held:
+        instant = False
+
+        def send(self, message: OutgoingMessage) -> None:
+            raise Refused("the risk guard holds sends to judge")
+
+    for n in range(1, 4):  # retried and refused: its retry backs off, 10 s, 20 s, 40 s
+        deliver(service.db, Held(), now=now + timedelta(seconds=5 * 2 ** n))
+    chats.summary("lobby/X/joins/", "judge", "报名 8/12", now=now + timedelta(seconds=41),
+                  at_once=False)
+    deliver(service.db, gateway, now=now + timedelta(hours=1))
+    deliver(service.db, gateway, now=now + timedelta(hours=2))
+    assert list(gateway.shown.values()) == ["报名 7/12", "报名 8/12"]
+
+
 def test_plan_keeps_each_recipients_order_and_puts_secrets_first(service: Service) -> None:
     classic_game(service)
     service.advance("g1", at(1, 9))
