@@ -111,6 +111,12 @@ class Service:
 
     def _committed(self, game_id: str, state: GameState | None = None,
                    events: tuple[Event, ...] = ()) -> None:
+        """The commit hooks, once the commit is durable: inside a message's one transaction
+        (`Database.unit`, bot/chat/bot.py), when that commits (never if it rolls back)."""
+        self.db.after_unit(lambda: self._tell_committed(game_id, state, events))
+
+    def _tell_committed(self, game_id: str, state: GameState | None,
+                        events: tuple[Event, ...]) -> None:
         for hook in list(self.on_commit):
             try:
                 hook(game_id)

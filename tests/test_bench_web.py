@@ -19,4 +19,5 @@ def test_web_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "24 event streams opened" in out and "(24 open at the end)" in out
     assert "48 (commit, stream) pairs" in out and "not all reached within 30 s: 0" in out
+    assert "streams of another game woken: 0" in out
     assert "a seat's page: 5 renders" in out

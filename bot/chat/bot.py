@@ -10,6 +10,11 @@ chatter in a room gets none. A refusal names no secret: the engine's rejections 
 same whoever asks, and the permission check runs before the engine sees the command. A message
 id seen before is not handled again, lobby commands included.
 
+A message is applied at most once, whatever arrives twice and wherever a kill lands: what it
+changes (a lobby, a game's commit, a season …), its handled mark and its answer are one
+transaction (`Database.unit`); a kill before that commits leaves nothing of it, and the
+channel, which keeps a message until the handler has returned, hands it over again.
+
 Who sent a message and where (their seats, lobbies and judged games, the room's game, whether
 the id was handled) is asked of the store once per message (`ChatStore.sender`, one statement)
 and handed down as `Request.who`; a DM, a room's message and a page's action (`handle_page`)
@@ -26,6 +31,7 @@ import logging
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from bot import access
@@ -73,6 +79,10 @@ KILLERS_ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "killers_room" in 
 ROOM_VERBS = frozenset(k for k, v in VERBS.items() if "room" in v.where) | KILLERS_ROOM_VERBS
 # Asked in a game's room, answered by DM as if asked there (nothing is said in the room).
 ANSWERED_FROM_ROOMS = frozenset({"status", "help"})
+
+
+class _HandledMeanwhile(Exception):
+    """The message's handled mark was written by another handling first: this one is undone."""
 
 
 class ChatBot:
@@ -139,17 +149,17 @@ class ChatBot:
         """A DM of the chat layer's own (to a judge, about rooms, a reconnect): through the
         outbox like every send, so it is paced, retried and sent once."""
         self.chats.dm(f"chat/{uuid.uuid4().hex}", to, text, game_id)
-        self.deliver()
+        self.service.db.after_unit(self.deliver)
 
     def tell_once(self, key: str, to: str, text: str) -> None:
         """A DM that goes once for `key`, ever (what the account can do, told at login)."""
         if self.chats.dm_once(key, to, text):
-            self.deliver()
+            self.service.db.after_unit(self.deliver)
 
     def post(self, game_id: str, group: str, room: str, text: str) -> None:
         """A room notice of the chat layer's own (members, someone out): through the outbox."""
         self.chats.post(f"chat/{uuid.uuid4().hex}", game_id, group, room, text)
-        self.deliver()
+        self.service.db.after_unit(self.deliver)
 
     # the entry point ---------------------------------------------------------------------------
     def handle(self, msg: Incoming) -> None:
@@ -161,7 +171,7 @@ class ChatBot:
         # One turn: everything this message causes, replies and posts alike, leaves as one
         # message per recipient when it is handled (bot/outbox.py), the answer first.
         with self.service.turn(f"msg/{msg_key}"):
-            self._handle(msg, msg_key, who)
+            self._apply(msg, msg_key, who)
 
     def handle_page(self, msg: Incoming, answers: Iterable[str]) -> list[str] | None:
         """A message typed on a page (bot/web): handled as the same DM would be, but its
@@ -173,8 +183,7 @@ class ChatBot:
             return None
         msg_key, who = found
         with self.service.turn(f"msg/{msg_key}"):
-            self._handle(msg, msg_key, who)
-            return self.chats.take_answers(current_turn() or "", msg.sender, set(answers))
+            return self._apply(msg, msg_key, who, set(answers))
 
     def _sender(self, msg: Incoming) -> tuple[str, Sender] | None:
         """The message's key and who sent it where (one look-up, whatever the channel), or
@@ -189,31 +198,56 @@ class ChatBot:
         who = self.chats.sender(msg.sender, msg.room, msg_key)
         return None if who.handled else (msg_key, who)  # seen before: handled once
 
+    def _apply(self, msg: Incoming, msg_key: str, who: Sender,
+               answers: set[str] | None = None) -> list[str] | None:
+        """The message applied in one transaction (`Database.unit`) with all it changes, its
+        handled mark and its answer: a kill anywhere before that commits leaves nothing of
+        it (the channel hands it over again: applied then, once), one after leaves it marked
+        with its answer queued. What follows a commit (rooms, the scheduler, the records)
+        runs once the unit has committed. `answers`: a page's (handle_page)."""
+        try:
+            with self.service.db.unit():
+                self._handle(msg, msg_key, who)
+                if answers is None:
+                    return None
+                return self.chats.take_answers(current_turn() or "", msg.sender, answers)
+        except _HandledMeanwhile:
+            log.warning("message %s was handled meanwhile: it is not applied again", msg_key)
+            return None
+
     def _handle(self, msg: Incoming, msg_key: str, who: Sender) -> None:
-        """The message applied and marked handled with its replies, inside its turn."""
+        """The message applied and marked handled with its replies, inside its unit."""
         r = Request(msg, p=Parsed(verb=""), who=who)
         try:
-            if msg.room is not None and not self.transport.shows_room_talk:
-                self._room_talk(msg, msg_key, who)
-            self._route(msg, r)
+            with self.service.db.unit():  # a savepoint: a failure undoes what it began
+                if msg.room is not None and not self.transport.shows_room_talk:
+                    self._room_talk(msg, msg_key, who)
+                self._route(msg, r)
         except MessageIdReused:
             log.warning("message id %s reused by %s", msg.msg_id, msg.sender)
+            r.replies.clear()
         except Exception:
             log.exception("message %s from %s failed", msg.msg_id, msg.sender)
+            r.replies.clear()  # nothing of it stands: no answer says it does
             if msg.room is None:
                 r.say(t("busy"))
         # the message is marked handled together with its replies (outbox rows)
         if not self.chats.handled(msg_key, msg.sender,
                                   msg.at.astimezone(UTC).replace(tzinfo=None), r.replies):
-            log.warning("message %s was handled meanwhile: its replies are dropped", msg_key)
+            raise _HandledMeanwhile(msg_key)  # another handling committed it: undo this one
 
     def _after_commit(self, gid: str, state: GameState, events: tuple[Event, ...]) -> None:
         self.after_commit(gid, events, state=state)
 
     def after_commit(self, gid: str, events: Iterable[Event] = (), *,
                      state: GameState | None = None) -> None:
-        """Rooms follow the state (the scheduler's ticks come here too). `state`: the one
-        just committed (else it is read)."""
+        """Rooms follow the state (the scheduler's ticks come here too), once it is committed
+        (inside a message's unit: when that commits, so that no room is made for a change
+        that a kill undoes). `state`: the one just committed (else it is read)."""
+        if self.service.db.in_unit:
+            self.service.db.after_unit(partial(self.after_commit, gid, tuple(events),
+                                               state=state))
+            return
         lobby = self.chats.lobby(gid)
         if lobby is None:
             return

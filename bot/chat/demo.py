@@ -146,6 +146,14 @@ class Demo:
             self.say(name, f"报名 {self.code} 马甲{i:02d}")
         self.say(JUDGE, "开始")
         self.say(self.names[0], "帮助")
+        winner = self.play_out()
+        print(f"# winner: {winner}", file=self.out, flush=True)
+        self.service.close()
+        return winner
+
+    def play_out(self) -> str:
+        """From the start to the end: each step the seats act (`turn`), then the clock moves
+        to what falls due next (`advance`). The winning camp, or "none"."""
         for _ in range(MAX_STEPS):
             state = self.service.state(self.code)
             if state.over:
@@ -154,10 +162,7 @@ class Demo:
             state = self.service.state(self.code)
             if state.over or not self.advance():
                 break
-        winner = self.service.state(self.code).winner or "none"
-        print(f"# winner: {winner}", file=self.out, flush=True)
-        self.service.close()
-        return winner
+        return self.service.state(self.code).winner or "none"
 
     def turn(self, state: Any) -> None:
         """Every seat does what it owes now, once."""

@@ -63,13 +63,15 @@ class PlayerDesk:
             return
         web = self.ctx.web
         if r.p.words and r.p.words[0] == "reset":
-            epoch = self.chats.revoke_links(r.sender)
+            reminded = bool(self.chats.push_subscriptions(r.sender))
+            epoch = self.chats.revoke_links(r.sender)  # (the push reminders end with them)
             if web is not None and is_page_contact(r.sender):  # their key is their only way in
-                r.say(t("web.reset_key", url=web.url("k", "", r.sender, None, epoch)))
+                said = t("web.reset_key", url=web.url("k", "", r.sender, None, epoch))
             elif web is not None and r.who.granted:  # so is a judge's home
-                r.say(t("web.reset_home", url=web.url("h", "", r.sender, None, epoch)))
+                said = t("web.reset_home", url=web.url("h", "", r.sender, None, epoch))
             else:
-                r.say(t("web.reset"))
+                said = t("web.reset")
+            r.say(f"{said}\n{t('web.reset_push')}" if reminded else said)
             return
         if web is None:  # the operator's setting is named to a judge only
             judge = r.sender in self.ctx.judges or bool(r.who.judged)

@@ -1,9 +1,11 @@
 """A community's records in chat (issue 31, docs/records.md): `战绩`, `战绩 马甲`, `战绩 隐藏`
 / `战绩 公开`, `排行 [赛季|全部]`, and the judges' `赛季 开始 NAME` / `赛季 结束`.
 
-Every answer is one short message, by DM. A record is found by a 马甲 used in a finished game,
-never by a contact id, and shows no contact id; a player who hides their records is 匿名 to
-everyone but the judges (the bot's judges: a community's judges)."""
+Every answer is one short message, by DM (said in a room, the chat bot's routing answers where
+to send them, as for every DM command: bot/chat/bot.py `_in_room`). A record is found by a
+马甲 used in a finished game, never by a contact id, and shows no contact id; a player who
+hides their records is 匿名 to everyone but the judges (the bot's judges: a community's
+judges)."""
 
 from __future__ import annotations
 
@@ -52,9 +54,6 @@ class RecordsDesk:
     # 战绩 --------------------------------------------------------------------------------------
     @handles("records", stage=FREE)
     def records(self, r: Request) -> None:
-        if r.msg.room is not None:
-            r.say(t("not_here"))
-            return
         choice = r.p.words[0] if r.p.words else None
         if choice in ("hide", "show"):
             self.book.set_hidden(r.sender, choice == "hide")
@@ -88,9 +87,6 @@ class RecordsDesk:
     # 排行 --------------------------------------------------------------------------------------
     @handles("ranking", stage=FREE)
     def ranking(self, r: Request) -> None:
-        if r.msg.room is not None:
-            r.say(t("not_here"))
-            return
         choice = r.p.words[0] if r.p.words else None
         if choice == "relink":
             if not self._judge(r):
@@ -121,9 +117,6 @@ class RecordsDesk:
     # 赛季 --------------------------------------------------------------------------------------
     @handles("season", stage=FREE)
     def season(self, r: Request) -> None:
-        if r.msg.room is not None:
-            r.say(t("not_here"))
-            return
         choice = r.p.words[0] if r.p.words else None
         if choice is None:
             r.say(report.seasons_text(self.book.seasons(), self.ctx.time_zone))

@@ -45,8 +45,9 @@ class Submitter:
                                   sender=r.sender, monotonic=True)
         else:
             out = service.submit(code, cmd, now=at, msg_id=r.msg.msg_id, sender=r.sender)
-        # A duplicate is a message the game applied before its answer was committed (the bot
-        # died in between; a message marked handled never gets here): answered as it was.
+        # A duplicate is a message the game's inbox applied whose handled mark the chat layer
+        # never wrote (not a kill: a message's effects and mark are one transaction, and a
+        # message marked handled never gets here): answered as it was.
         if out.status == "rejected" or quiet:
             return out  # replied already (the service wrote the refusal), or the caller will
         if out.status == "noop":

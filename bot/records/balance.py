@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.records.summary import read_board
+from bot.records.tables import CampRate
 from bot.simulate.stats import wilson
 from bot.store.records import RecordStore
 
@@ -38,19 +39,6 @@ AGENTS = ("heuristic", "random")
 
 
 @dataclass(frozen=True)
-class SimCamp:
-    camp: str
-    wins: int
-    games: int
-    low: float
-    high: float
-
-    @property
-    def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True)
 class Simulated:
     """The simulator's games of a board: `agent` (heuristic | random), how many, the seed,
     each camp's wins with its Wilson 95 % interval; `shipped`: from docs/balance.md."""
@@ -58,10 +46,10 @@ class Simulated:
     agent: str
     games: int
     seed: int
-    camps: tuple[SimCamp, ...]
+    camps: tuple[CampRate, ...]
     shipped: bool
 
-    def camp(self, camp: str) -> SimCamp | None:
+    def camp(self, camp: str) -> CampRate | None:
         return next((c for c in self.camps if c.camp == camp), None)
 
 
@@ -81,7 +69,7 @@ def _simulated(agent: str, games: int, seed: int, wins: dict[str, int], shipped:
     camps = []
     for camp, n in wins.items():
         lo, hi = wilson(n, games)
-        camps.append(SimCamp(camp, n, games, lo, hi))
+        camps.append(CampRate(camp, n, games, lo, hi))
     return Simulated(agent, games, seed, tuple(camps), shipped)
 
 

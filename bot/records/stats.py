@@ -151,7 +151,16 @@ def write_csv(doc: dict[str, Any], book: RecordBook, path: Path) -> None:
         out.writerow(text_data("records.csv"))
         for p in doc["players"]:
             for x in p["lines"]:
-                out.writerow(_csv_row(p, x, seasons))
+                out.writerow([_inert(cell) for cell in _csv_row(p, x, seasons)])
+
+
+FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula
+
+
+def _inert(cell: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a 马甲 `=1+2`, a season `@x`), with
+    the apostrophe spreadsheets read as "text" before it (R-REC-10); anything else as it is."""
+    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_FIRST) else cell
 
 
 def _csv_row(p: dict[str, Any], x: dict[str, Any], seasons: list[SeasonRow]) -> list[Any]:

@@ -119,6 +119,9 @@ def record(name: str, lines: list[Line]) -> Record:
 
 @dataclass(frozen=True)
 class CampRate:
+    """A camp's wins in a board's games (real, or the simulator's: bot/records/balance.py),
+    with its Wilson 95 % interval."""
+
     camp: str
     wins: int
     games: int

@@ -33,6 +33,7 @@ from bot.router import PAGE
 from bot.store.db import Database, of_host
 from bot.store.games import event_of
 from bot.store.models import (
+    ChannelMark,
     ChatMessage,
     Game,
     InboxMessage,
@@ -254,6 +255,20 @@ class ChatStore:
         except IntegrityError:
             return False
         return True
+
+    # a channel's place in what it handed over (QQ's catch-up) -----------------------------------
+    def mark(self, name: str) -> int | None:
+        """The mark `name` (a channel of an account) was last set to, if ever."""
+        with self.db.read() as s:
+            return s.scalar(select(ChannelMark.value).where(ChannelMark.name == name))
+
+    def set_mark(self, name: str, value: int) -> None:
+        with self.db.write() as s:
+            row = s.get(ChannelMark, name)
+            if row is None:
+                s.add(ChannelMark(name=name, value=value, updated_at=utcnow()))
+            else:
+                row.value, row.updated_at = value, utcnow()
 
     def dm(self, key: str, to: str, text: str, game_id: str | None) -> None:
         with self.db.write() as s:
@@ -687,13 +702,17 @@ class ChatStore:
             return row.join_epoch
 
     def revoke_links(self, contact: str) -> int:
-        """`网页 重置`: a new generation; every link given before is refused. The new one."""
+        """`网页 重置`: a new generation; every link given before is refused, and the push
+        reminders subscribed through them end (each push carries a fresh link to the seat's
+        page: a browser that subscribed with an old link would keep getting working ones).
+        The new generation."""
         with self.db.write() as s:
             row = s.get(WebLink, contact)
             if row is None:
                 row = WebLink(contact_id=contact, epoch=0)
                 s.add(row)
             row.epoch += 1
+            s.execute(delete(PushSubscription).where(PushSubscription.contact_id == contact))
             return row.epoch
 
     # push reminders (bot/web/push.py) -----------------------------------------------------------

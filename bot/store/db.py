@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +17,8 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_u
 from sqlalchemy.orm import Session
 
 from bot.store.settings import database_url
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -241,8 +245,23 @@ def check_schema(engine: Engine) -> None:
                       f"needs {head}: run `wolfjudge migrate` (and back it up first)")
 
 
+class _Unit:
+    """The transaction `Database.unit` holds on one thread: its connection, and at each level
+    (the unit, then each unit inside it: a savepoint) what waits for it to commit."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.waiting: list[list[Callable[[], None]]] = [[]]
+
+
 class Database:
-    """One database: a reading and a writing way in. Refuses an old schema unless told not to."""
+    """One database: a reading and a writing way in. Refuses an old schema unless told not to.
+
+    `unit()` makes everything one thread does inside it one transaction (what one incoming
+    message changes, with its handled mark: bot/chat/bot.py): inside, every `read`, `write`,
+    `read_core`, `write_core` and `write_hot` of that thread runs on the unit's connection,
+    each write in a savepoint of it (its rollback, an expected IntegrityError, undoes that
+    write alone), and the whole commits when the block ends, or nothing of it does."""
 
     def __init__(self, url: str | None = None, *, check: bool = True) -> None:
         self.engine = make_engine(url)
@@ -250,6 +269,7 @@ class Database:
         self.sqlite = self.engine.dialect.name == "sqlite"
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self._plans: dict[Any, Any] = {}  # bot.store.hot: the hot statements, compiled
+        self._units = threading.local()  # the `unit` each thread is in
         # The hot path's own pool (`write_hot`). PostgreSQL: without the pre-ping round trip
         # on every checkout; a dead connection fails its statement instead, SQLAlchemy
         # invalidates it, and the caller tries again on a new one (Service.submit, before any
@@ -264,14 +284,81 @@ class Database:
                 self.dispose()
                 raise
 
+    # one transaction for a thread's work (a message) ----------------------------------------
+    def _unit(self) -> _Unit | None:
+        unit: _Unit | None = getattr(self._units, "unit", None)
+        return unit
+
+    @property
+    def in_unit(self) -> bool:
+        """Whether this thread is inside `unit()`."""
+        return self._unit() is not None
+
+    @contextmanager
+    def unit(self) -> Iterator[None]:
+        """Everything this thread reads and writes on the database inside the block is one
+        transaction: committed when the block ends, rolled back (all of it) if it raises.
+        SQLite takes the write lock at its start (a unit always writes; a deferred one could
+        fail to upgrade, see `_sqlite_setup`). A unit inside another is a savepoint of it: if
+        it raises, what it did is undone and the outer unit goes on."""
+        unit = self._unit()
+        if unit is not None:
+            unit.waiting.append([])
+            try:
+                with unit.conn.begin_nested():
+                    yield
+            except BaseException:
+                unit.waiting.pop()
+                raise
+            done = unit.waiting.pop()
+            unit.waiting[-1].extend(done)
+            return
+        with self._writer.connect() as conn:
+            unit = _Unit(conn)
+            self._units.unit = unit
+            try:
+                with conn.begin():
+                    yield
+            finally:
+                self._units.unit = None
+        for call in unit.waiting[0]:
+            try:
+                call()
+            except Exception:  # committed: what follows the commit must not undo it
+                log.exception("a call after a unit's commit failed")
+
+    def after_unit(self, call: Callable[[], None]) -> None:
+        """`call` once what this thread has done is committed: when its unit (all of it, the
+        outer one included) has committed, never if it rolls back; at once outside a unit."""
+        unit = self._unit()
+        if unit is None:
+            call()
+        else:
+            unit.waiting[-1].append(call)
+
+    # ways in -----------------------------------------------------------------------------------
     @contextmanager
     def read(self) -> Iterator[Session]:
+        unit = self._unit()
+        if unit is not None:
+            # inside the unit's transaction; the session never ends it (nor rolls it back)
+            with Session(unit.conn, expire_on_commit=False,
+                         join_transaction_mode="rollback_only") as session:
+                yield session
+            return
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
+        """One transaction: committed when the block ends, rolled back if it raises (inside a
+        unit: a savepoint of it)."""
+        unit = self._unit()
+        if unit is not None:
+            with Session(unit.conn, expire_on_commit=False,
+                         join_transaction_mode="create_savepoint") as session, session.begin():
+                yield session
+            return
         with Session(self._writer, expire_on_commit=False) as session, session.begin():
             yield session
 
@@ -279,21 +366,31 @@ class Database:
     def read_core(self) -> Iterator[Connection]:
         """A reading transaction on a bare connection: for the pipeline's hot path, core
         statements without the ORM's unit of work."""
+        unit = self._unit()
+        if unit is not None:
+            yield unit.conn
+            return
         with self.engine.connect() as conn, conn.begin():
             yield conn
 
     @contextmanager
     def write_core(self) -> Iterator[Connection]:
         """Like `write`, on a bare connection: committed when the block ends, rolled back if
-        it raises."""
+        it raises (inside a unit: a savepoint of it)."""
+        unit = self._unit()
+        if unit is not None:
+            with unit.conn.begin_nested():
+                yield unit.conn
+            return
         with self._writer.connect() as conn, conn.begin():
             yield conn
 
     @property
     def hot(self) -> bool:
         """Whether `write_hot` gives a `bot.store.hot.HotConnection` (reads before its first
-        write outside any transaction, holding no lock)."""
-        return self._hot is not None
+        write outside any transaction, holding no lock); never inside a unit (its statements
+        are the unit's)."""
+        return self._hot is not None and self._unit() is None
 
     @contextmanager
     def write_hot(self) -> Iterator[Any]:
@@ -301,9 +398,9 @@ class Database:
         (`self.hot`): the hot path's statements sent on the driver, reads before the first
         write outside the transaction, which that write opens (SQLite: BEGIN IMMEDIATE;
         PostgreSQL: BEGIN, and `batch()` for a pipeline). Else (an in-memory SQLite) the
-        SQLAlchemy connection of a writing transaction."""
-        if self._hot is None:
-            with self._writer.connect() as conn, conn.begin():
+        SQLAlchemy connection of a writing transaction (inside a unit: a savepoint of it)."""
+        if self._hot is None or not self.hot:
+            with self.write_core() as conn:
                 yield conn
             return
         from bot.store import hot

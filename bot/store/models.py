@@ -264,6 +264,18 @@ class ChatMessage(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+class ChannelMark(Base):
+    """A channel's place in what it has handed over, kept across restarts (QQ: the time of the
+    newest message the bot had handled everything up to, in epoch seconds; its catch-up reads
+    the conversations with a message since). `name`: the channel and the account."""
+
+    __tablename__ = "channel_marks"
+
+    name: Mapped[str] = mapped_column(String(128), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
 class WebLink(Base):
     """A contact's page links (issue 24): a link names the generation it was made in, and
     `网页 重置` starts a new one, so every link given before is refused."""

@@ -17,6 +17,7 @@ from sqlalchemy import and_, case, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.gametime import utcnow
+from bot.store.chat import ChatStore
 from bot.store.db import Database, Host, of_host
 from bot.store.models import (
     Game,
@@ -139,25 +140,15 @@ def _season(row: Season) -> SeasonRow:
     return SeasonRow(row.name, row.started_at, row.ended_at)
 
 
-def _seats_within(window: Window | None) -> list[Any]:
+def _ended_within(ended_at: Any, window: Window | None) -> list[Any]:
+    """The conditions that `ended_at` (a summary's or a seat's column) lies in the window."""
     if window is None:
         return []
     out = []
     if window.start is not None:
-        out.append(RecordSeat.ended_at >= window.start)
+        out.append(ended_at >= window.start)
     if window.end is not None:
-        out.append(RecordSeat.ended_at < window.end)
-    return out
-
-
-def _within(window: Window | None) -> list[Any]:
-    if window is None:
-        return []
-    out = []
-    if window.start is not None:
-        out.append(GameRecord.ended_at >= window.start)
-    if window.end is not None:
-        out.append(GameRecord.ended_at < window.end)
+        out.append(ended_at < window.end)
     return out
 
 
@@ -244,7 +235,7 @@ class RecordStore:
                           func.sum(case((won, 0), else_=1)),
                           func.max(RecordSeat.ended_at))
                    .where(of_host(RecordSeat.host, host), RecordSeat.contact_id.is_not(None),
-                          *_seats_within(window))
+                          *_ended_within(RecordSeat.ended_at, window))
                    .group_by(RecordSeat.contact_id))
         with self.db.read() as s:
             rows = s.execute(counted).all()
@@ -272,7 +263,7 @@ class RecordStore:
         """Seats of recorded games (of one contact, or every one), the latest game first."""
         stmt = (select(*_LINE).join(GameRecord, GameRecord.game_id == RecordSeat.game_id)
                 .where(of_host(GameRecord.host, host), GameRecord.outcome != REFUSED,
-                       *_within(window))
+                       *_ended_within(GameRecord.ended_at, window))
                 .order_by(GameRecord.ended_at.desc(), GameRecord.game_id.desc(),
                           RecordSeat.seat))
         if contact is not None:
@@ -296,7 +287,7 @@ class RecordStore:
         stmt = (select(GameRecord.board, GameRecord.ruleset, GameRecord.outcome,
                        GameRecord.winner, func.count())
                 .where(of_host(GameRecord.host, host), GameRecord.outcome != REFUSED,
-                       *_within(window))
+                       *_ended_within(GameRecord.ended_at, window))
                 .group_by(GameRecord.board, GameRecord.ruleset, GameRecord.outcome,
                           GameRecord.winner))
         found: dict[str, tuple[str, int, dict[str, int], int]] = {}
@@ -412,17 +403,6 @@ class RecordStore:
         return [(name[len(SLUG_PREFIX):] or None, value) for name, value in rows]
 
     def secret(self, name: str, make: Callable[[], str]) -> str:
-        """A server secret of the records (the key of the players' opaque keys)."""
-        with self.db.read() as s:
-            found = s.scalar(select(Secret.value).where(Secret.name == name))
-        if found is not None:
-            return found
-        try:
-            with self.db.write() as s:
-                s.add(Secret(name=name, value=make()))
-        except IntegrityError:
-            pass
-        with self.db.read() as s:
-            value = s.scalar(select(Secret.value).where(Secret.name == name))
-        assert value is not None
-        return value
+        """A server secret of the records (the key of the players' opaque keys, a
+        community page's address), made the first time as every server secret is."""
+        return ChatStore(self.db).secret(name, make)

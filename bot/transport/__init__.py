@@ -111,12 +111,16 @@ class Transport(ABC):
     bot (WeChat: the gateway keeps it until the transport acknowledges it,
     bot/transport/wechaty.py; QQ: the next process reads it again from QQ's history,
     bot/transport/onebot.py; a `LocalTransport`'s input is the terminal's or the test's). The
-    bot applies a message id once, so a message handed over again is harmless; one whose
-    command was applied before a crash is answered as it was."""
+    bot applies a message id once, so a message handed over again is harmless; and a message
+    is one transaction (bot/chat/bot.py), so one a crash interrupted left nothing, and is
+    applied, once, when it comes again."""
 
     can_create_rooms: bool = True
     can_manage_members: bool = True
     instant: bool = False
+    # The longest text one send may carry on the platform (None: no limit). A longer one goes
+    # as several sends, cut at line breaks (`TransportCourier`, `split_text`).
+    max_text: int | None = None
     # What the platform is like, beside what the account can do (the chat layer degrades on
     # these, never on a channel's name). `shows_room_talk`: a member's line in a room reaches
     # its other members by itself (a chat group); False: the bot posts each line said in a
@@ -203,15 +207,48 @@ class LocalTransport(Transport):
         return None
 
 
+def split_text(text: str, limit: int | None) -> list[str]:
+    """`text` as parts of at most `limit` characters, in order, cut at line breaks (a line
+    longer than `limit` alone is cut where it must be); blank lines at a cut are dropped. One
+    part when it fits (or `limit` is None)."""
+    if limit is None or len(text) <= limit:
+        return [text]
+    parts: list[str] = []
+    lines: list[str] = []
+    size = -1  # len("\n".join(lines))
+    for line in text.split("\n"):
+        while len(line) > limit:
+            if lines:
+                parts.append("\n".join(lines))
+                lines, size = [], -1
+            parts.append(line[:limit])
+            line = line[limit:]
+        if lines and size + 1 + len(line) > limit:
+            parts.append("\n".join(lines))
+            lines, size = [], -1
+        lines.append(line)
+        size += 1 + len(line)
+    if lines:
+        parts.append("\n".join(lines))
+    return [kept for kept in (part.strip("\n") for part in parts) if kept.strip()]
+
+
 class TransportCourier:
-    """The outbox's `Courier` over a transport: DMs (players, judges, replies) and room posts."""
+    """The outbox's `Courier` over a transport: DMs (players, judges, replies) and room posts.
+    A text longer than the transport's `max_text` goes as several sends, in order, cut at line
+    breaks; each part under a key of its own (`KEY#2`): a transport that drops a key it has
+    delivered never takes part 2 for a repeat of part 1, and sends a retried row's missing
+    parts only."""
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
         self.instant = transport.instant
 
     def send(self, message: OutgoingMessage) -> None:
-        if message.channel in ("group", "public"):
-            self.transport.post(message.address, message.text, key=message.dedupe_key)
-        else:
-            self.transport.send_dm(message.address, message.text, key=message.dedupe_key)
+        parts = split_text(message.text, self.transport.max_text)
+        for n, part in enumerate(parts, 1):
+            key = message.dedupe_key if len(parts) == 1 else f"{message.dedupe_key}#{n}"
+            if message.channel in ("group", "public"):
+                self.transport.post(message.address, part, key=key)
+            else:
+                self.transport.send_dm(message.address, part, key=key)

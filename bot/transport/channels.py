@@ -17,7 +17,8 @@ How to add a channel (one module plus one line here):
      msg_id, sender, text, at, room))` on one thread, in arrival order, `msg_id` unique on the
      account (the bot applies an id once: resend what may not have been handled); after a
      reconnection `self.on_reconnect()`, and what the account can do as `self.capabilities`
-     and `self.on_capabilities(caps)` (bot/capabilities.py words it for the judges);
+     and `self.on_capabilities(caps)` (bot/capabilities.py words it for the judges); the
+     longest text one send carries as `max_text` (the courier sends a longer one in parts);
    - its settings: a pydantic `BaseSettings` (`extra="ignore"`, `populate_by_name=True`) whose
      fields each name their environment variable as the first `validation_alias` choice, a
      secret marked `repr=False` (the doctor says it is set, never its value); field names that

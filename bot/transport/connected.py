@@ -9,7 +9,8 @@ keeps only its platform's protocol (how it connects, reads, sends and acknowledg
   receives is queued (`_enqueue`: a message, or a callback such as `on_reconnect`), and one
   worker thread hands each message to the handler, or runs the callback, in arrival order and
   off the loop (the handler does database work). `_done(message, committed)` tells the channel
-  when the handler is through with a message: committed (it returned) or not (it raised).
+  when the handler is through with a message: committed (it returned) or not (it raised);
+  `_drained()` when nothing else is queued (QQ keeps its catch-up's mark there).
 - **Supervision.** The channel's `_connect()` holds one connection until it ends; then
   `_teardown()`, and it is tried again after an exponential backoff with jitter (from
   `reconnect_min` doubling to `reconnect_max`, back to the start after a login), until `stop`.
@@ -53,8 +54,12 @@ DELIVERED_KEYS = 20_000  # outbox keys remembered as sent (a day of sends, and m
 
 def epoch(value: object) -> datetime | None:
     """A message's time as a platform gives it: epoch seconds, or milliseconds (some puppets,
-    some OneBot implementations), read as either; None when it is none, or no time at all (a
-    malformed event counts as received now, it never ends the connection)."""
+    some OneBot implementations), read as either, as a number or as text (NapCat's recent
+    contacts); None when it is none, or no time at all (a malformed event counts as received
+    now, it never ends the connection)."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not value:
         return None
     seconds = value / 1000 if value > 10**11 else value
@@ -115,6 +120,10 @@ class ConnectedTransport(Transport):
     def _done(self, message: Incoming, committed: bool) -> None:
         """On the worker thread: the handler is through with `message`, `committed` (it
         returned) or not (it raised; or there is no handler)."""
+
+    def _drained(self) -> None:
+        """On the worker thread, after `_done`: nothing else is queued or being handled (a
+        channel that keeps its place keeps it here)."""
 
     def _connection_failed(self, exc: Exception) -> None:
         """A connection ended by `exc` (it is tried again)."""
@@ -307,11 +316,16 @@ class ConnectedTransport(Transport):
                 log.exception("%s: handling %r failed", self.label,
                               getattr(item, "msg_id", item))
             finally:
+                # Before the count drops: once `wait_settled` is through, so are these.
+                if isinstance(item, Incoming):
+                    self._done(item, committed)
+                with self._cond:
+                    drained = self._pending == 1  # this one alone
+                if drained:
+                    self._drained()
                 with self._cond:
                     self._pending -= 1
                     self._cond.notify_all()
-                if isinstance(item, Incoming):
-                    self._done(item, committed)
 
     # calls from other threads -------------------------------------------------------------------
     def _run(self, what: str, make: Callable[[], Awaitable[T]],

@@ -13,18 +13,21 @@ class Sent:
     target: str  # contact or room id
     text: str = ""
     members: tuple[str, ...] = ()
+    key: str | None = None  # the send's dedupe key (a DM, a post)
 
 
 @dataclass
 class MemoryTransport(LocalTransport):
     """`rooms_allowed=False`: a transport that cannot make rooms; `refuse`: contacts or room
-    ids whose sends are refused (the platform said no)."""
+    ids whose sends are refused (the platform said no); `max_text`: the longest text one send
+    carries (None: any)."""
 
     rooms_allowed: bool = True
     refuse: set[str] = field(default_factory=set)
     sent: list[Sent] = field(default_factory=list)
     rooms: dict[str, list[str]] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # room id -> name
+    max_text: int | None = None
     instant = True
 
     @property
@@ -34,12 +37,18 @@ class MemoryTransport(LocalTransport):
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         if contact in self.refuse:
             raise Refused(f"DM to {contact} refused")
-        self.sent.append(Sent("dm", contact, text))
+        self._fits(text)
+        self.sent.append(Sent("dm", contact, text, key=key))
 
     def post(self, room: str, text: str, *, key: str | None = None) -> None:
         if room in self.refuse or room not in self.rooms:
             raise Refused(f"post in {room} refused")
-        self.sent.append(Sent("post", room, text))
+        self._fits(text)
+        self.sent.append(Sent("post", room, text, key=key))
+
+    def _fits(self, text: str) -> None:
+        if self.max_text is not None and len(text) > self.max_text:
+            raise Refused(f"a text of {len(text)} characters (at most {self.max_text})")
 
     def create_room(self, name: str, members: list[str]) -> str:
         if not self.rooms_allowed:

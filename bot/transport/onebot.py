@@ -31,12 +31,18 @@ What it does for the bot:
   backoff and jitter; after every connection but the first, `on_reconnect` is called.
 - **Never losing its place**: QQ keeps each conversation's history, so after every connection
   (the first of a process too: the bot may have been down) the transport reads the latest
-  messages of every friend and every group (`get_friend_msg_history`,
-  `get_group_msg_history`, paging back while the page is full and newer than what it had seen,
-  at most `catchup_pages` pages) and hands those within the replay window to the handler, in
-  time order, before the live events that came meanwhile. The chat layer applies a message id
-  once (its handled-message key), so what was handled before is dropped there; this module
-  also drops an id it has queued already (an event and its history copy).
+  messages of the conversations with a message since its mark (`get_friend_msg_history`,
+  `get_group_msg_history`, paging back while the page is full and newer than the mark, at
+  most `catchup_pages` pages) and hands those within the replay window to the handler, in
+  time order, before the live events that came meanwhile. Which conversations: NapCat's
+  `get_recent_contact` (each conversation with its latest message) names those active since
+  the mark; an implementation without it (LLOneBot: an unknown action), or a list that may go
+  on past what it shows, means every friend and every group. The mark is the newest message
+  time the bot had handled everything up to (a message whose handling failed holds it back),
+  kept in the database across restarts (`Watermark`, `ChatStore.mark`), a minute of slack
+  for clocks; never older than the replay window. The chat layer applies a message id once
+  (its handled-message key), so what was handled before is dropped there; this module also
+  drops an id it has queued already (an event and its history copy).
 - **Hostile text stays text**: every send is one `text` segment with `auto_escape=true`, so a
   马甲 or 遗言 holding `[CQ:at,qq=all]` reaches QQ as those characters. Incoming segments are
   read as their text (`segment_text`): an @ of the bot disappears, other segments become a short
@@ -94,8 +100,14 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
 TOKEN_REFUSED = 1403  # NapCat's answer to a wrong token, after the handshake
+RECENT_CONTACTS = 100  # conversations asked of get_recent_contact at a catch-up
+SLACK = 60  # seconds the catch-up reads back before its mark (clocks, a message in flight)
 SEEN_MAX = 50_000  # message ids remembered as queued
 MAX_FRAME = 16 * 2**20  # a history page of long messages
+# The longest text one QQ send carries: QQNT refuses a text message of more than about 4,500
+# characters (NapCat passes the refusal on), in a DM and in a group alike; a longer one goes in
+# parts, cut at line breaks (bot/transport: `TransportCourier`), with room to spare.
+QQ_MAX_TEXT = 4000
 # A personal QQ account: DMs to friends, no group made or joined by the bot, members removed
 # where it is an admin; announcements to a group (QQ's risk control watches one text DMed to
 # many).
@@ -114,6 +126,15 @@ class OneBotFailed(TransportError):
 
 class TokenRefused(TransportError):
     """The implementation refused the token."""
+
+
+@dataclass(frozen=True)
+class Watermark:
+    """Where the transport keeps its mark across restarts (the epoch second of the newest
+    message it had handled everything up to): `wolfjudge run` keeps it in the database."""
+
+    read: Callable[[], int | None]
+    write: Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -178,6 +199,13 @@ def _data(action: str, answer: dict[str, Any]) -> Any:
     return answer.get("data")
 
 
+def _seconds(value: Any) -> int:
+    """A time QQ gives (a message's `time`, a recent contact's `msgTime`: `epoch`) in epoch
+    seconds; 0 when it is none."""
+    sent = epoch(value)
+    return int(sent.timestamp()) if sent is not None else 0
+
+
 def _qq(value: str) -> int | str:
     """A QQ or group number as OneBot's int64 (a non-numeric id goes as it is)."""
     return int(value) if value.isdigit() else value
@@ -195,6 +223,7 @@ class OneBotTransport(ConnectedTransport):
     instant = False
     can_create_rooms = False
     can_manage_members = False  # no invitations; a kick where the bot is admin (remove_member)
+    max_text = QQ_MAX_TEXT
 
     def __init__(self, url: str, token: str = "", *,
                  handler: Callable[[Incoming], None] | None = None,
@@ -203,7 +232,10 @@ class OneBotTransport(ConnectedTransport):
                  reconnect_min: float = 0.5, reconnect_max: float = 60.0,
                  replay_window: timedelta = timedelta(hours=24),
                  catchup_count: int = 30, catchup_pages: int = 3,
+                 recent_count: int = RECENT_CONTACTS, mark: Watermark | None = None,
                  ping_interval: float | None = 20.0) -> None:
+        """`mark`: where the catch-up's mark is kept across restarts (None: in this process
+        only; a new one starts from the replay window)."""
         if not url.startswith(("ws://", "wss://")):
             raise ValueError("the OneBot URL is ws://host:port (or wss://)")
         super().__init__(url, handler=handler, pacer=pacer, timeout=timeout,
@@ -215,6 +247,8 @@ class OneBotTransport(ConnectedTransport):
         self.guard = guard
         self.catchup_count = catchup_count
         self.catchup_pages = catchup_pages
+        self.recent_count = recent_count
+        self.mark = mark
         self.ping_interval = ping_interval
         self.account: Account | None = None
         self.token_refused = False
@@ -226,6 +260,8 @@ class OneBotTransport(ConnectedTransport):
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._friends: set[str] = set()
         self._newest = 0  # the newest message time (epoch seconds) seen, live or caught up
+        self._failed: int | None = None  # the oldest message time whose handling failed
+        self._kept = 0  # the mark as last kept (`mark`)
         self._unreachable: set[str] = set()  # told once per contact until it is a friend
 
     @property
@@ -235,6 +271,15 @@ class OneBotTransport(ConnectedTransport):
     def _starting(self) -> None:
         assert self.started_at is not None
         self._newest = int((self.started_at - self.replay_window).timestamp())
+        if self.mark is not None:
+            try:
+                kept = self.mark.read()
+            except Exception:  # the database is away: from the replay window, as with none
+                log.exception("onebot: the catch-up's mark could not be read")
+                kept = None
+            if kept is not None:
+                self._kept = kept
+                self._newest = max(self._newest, kept)
 
     # the connection (on the loop) ----------------------------------------------------------------
     def _connection_failed(self, exc: Exception) -> None:
@@ -399,17 +444,21 @@ class OneBotTransport(ConnectedTransport):
         return True
 
     async def _catch_up(self) -> None:
-        """The messages sent while the bot was not connected, from QQ's history: every friend's
-        and every group's latest, those newer than what was seen (less a minute: clocks), in
-        time order, then the live ones that came meanwhile."""
+        """The messages sent while the bot was not connected, from QQ's history: the latest of
+        each conversation with a message since the mark (less a minute: clocks), those newer
+        than it, in time order, then the live ones that came meanwhile."""
         self._catching = True
-        since = self._newest - 60
+        since = self._place() - SLACK
+        self._failed = None  # read again now (and held back again if it fails again)
         found: dict[str, dict[str, Any]] = {}
         try:
-            groups = await self._api("get_group_list")
-            peers = ([("user_id", f, "get_friend_msg_history") for f in sorted(self._friends)]
-                     + [("group_id", str(g.get("group_id")), "get_group_msg_history")
-                        for g in groups or [] if isinstance(g, dict)])
+            peers = await self._recent(since)
+            if peers is None:  # every friend and every group
+                groups = await self._api("get_group_list")
+                peers = ([("user_id", f, "get_friend_msg_history")
+                          for f in sorted(self._friends)]
+                         + [("group_id", str(g.get("group_id")), "get_group_msg_history")
+                            for g in groups or [] if isinstance(g, dict)])
             for field, peer, action in peers:
                 for ev in await self._history(action, field, peer, since):
                     found.setdefault(str(ev.get("message_id")), ev)
@@ -417,7 +466,7 @@ class OneBotTransport(ConnectedTransport):
             log.warning("onebot: catching up stopped: %s", exc)
         finally:
             self._catching = False
-            caught = sorted(found.values(), key=lambda e: (e.get("time") or 0,
+            caught = sorted(found.values(), key=lambda e: (_seconds(e.get("time")),
                                                            e.get("message_id") or 0))
             held, self._held = self._held, []
             taken = sum(self._take(ev) for ev in caught)
@@ -425,6 +474,33 @@ class OneBotTransport(ConnectedTransport):
                 self._take(ev)
         if taken:
             log.info("onebot: %d message(s) sent while the bot was away, caught up", taken)
+
+    async def _recent(self, since: int) -> list[tuple[str, str, str]] | None:
+        """The conversations with a message at or after `since`, from NapCat's recent contacts
+        (each conversation's latest message: `msgTime`, `chatType` 1 a friend, 2 a group), as
+        (field, peer, history action); None when they cannot say which: the implementation
+        lacks the action (LLOneBot, an old NapCat: an unknown action), or each of the
+        `recent_count` it listed is that recent (more may be)."""
+        try:
+            listed = await self._api("get_recent_contact", {"count": self.recent_count})
+        except OneBotFailed as exc:
+            log.info("onebot: no recent conversations (%s): every conversation is read", exc)
+            return None
+        contacts = [c for c in listed or [] if isinstance(c, dict)] if isinstance(
+            listed, list) else []
+        active = [c for c in contacts if _seconds(c.get("msgTime")) >= since]
+        if len(contacts) >= self.recent_count and len(active) == len(contacts):
+            return None
+        peers: list[tuple[str, str, str]] = []
+        for c in active:
+            peer = str(c.get("peerUin") or "")
+            if not peer.isdigit():
+                continue
+            if c.get("chatType") == 1:
+                peers.append(("user_id", peer, "get_friend_msg_history"))
+            elif c.get("chatType") == 2:
+                peers.append(("group_id", peer, "get_group_msg_history"))
+        return peers
 
     async def _history(self, action: str, field: str, peer: str, since: int
                        ) -> list[dict[str, Any]]:
@@ -439,10 +515,10 @@ class OneBotTransport(ConnectedTransport):
             except OneBotFailed:
                 break  # an empty conversation is an error in NapCat ("消息…不存在")
             msgs = [m for m in page if isinstance(m, dict)]
-            out += [m for m in msgs if int(m.get("time") or 0) >= since]
-            oldest = min((m for m in msgs), key=lambda m: m.get("time") or 0, default=None)
+            out += [m for m in msgs if _seconds(m.get("time")) >= since]
+            oldest = min(msgs, key=lambda m: _seconds(m.get("time")), default=None)
             if (oldest is None or len(msgs) < self.catchup_count
-                    or int(oldest.get("time") or 0) < since
+                    or _seconds(oldest.get("time")) < since
                     or oldest.get("message_seq") in (None, seq)):
                 break
             seq = int(oldest["message_seq"])
@@ -468,6 +544,31 @@ class OneBotTransport(ConnectedTransport):
             log.info("onebot: friend request from %s approved", user)
 
         self._enqueue(ask)
+
+    # the mark (on the worker thread) -------------------------------------------------------------
+    def _done(self, message: Incoming, committed: bool) -> None:
+        if committed or self.handler is None:
+            return
+        # Not committed (the handler raised): the next catch-up reads it again.
+        self._on_loop(self._seen.pop, message.msg_id, None)  # (the loop owns `_seen`)
+        when = int(message.at.timestamp())
+        self._failed = when if self._failed is None else min(self._failed, when)
+
+    def _drained(self) -> None:
+        """Everything handed over is handled: the mark is kept (after the handler's commit),
+        so that the next process reads back only to here."""
+        place = self._place()
+        if self.mark is None or place <= self._kept:
+            return
+        try:
+            self.mark.write(place)
+            self._kept = place
+        except Exception:  # kept the next time; meanwhile a restart reads back further
+            log.exception("onebot: the catch-up's mark could not be kept")
+
+    def _place(self) -> int:
+        """The catch-up's mark: the newest message time seen, held back by a failed one."""
+        return self._newest if self._failed is None else min(self._newest, self._failed)
 
     # calls from other threads --------------------------------------------------------------------
     def call(self, action: str, params: dict[str, Any] | None = None,
@@ -613,9 +714,16 @@ class OneBotSettings(BaseSettings):
 
 
 def build(settings: OneBotSettings, setup: Setup) -> OneBotTransport:
-    """`wolfjudge run`'s transport: paced at QQ's pace, guarded per conversation."""
+    """`wolfjudge run`'s transport: paced at QQ's pace, guarded per conversation, its
+    catch-up's mark kept in the database."""
+    from bot.store.chat import ChatStore
+
+    chats = ChatStore(setup.service.db)
+    name = f"onebot/{setup.host or ''}"  # one mark per account
     return OneBotTransport(settings.onebot_url, settings.onebot_token,
-                           pacer=Pacer(setup.pacing), guard=Guard(settings.guard))
+                           pacer=Pacer(setup.pacing), guard=Guard(settings.guard),
+                           mark=Watermark(lambda: chats.mark(name),
+                                          lambda value: chats.set_mark(name, value)))
 
 
 def checks(check: Checkup, values: Mapping[str, Any]) -> None:

@@ -133,6 +133,10 @@ COMMITTED = "wolfjudge:committed"  # the acknowledgement of a committed message,
 SENDING = "wolfjudge:sending"  # an outbox row's key before its send, gateway/once.js
 PROBE_WAIT = 5.0  # seconds for the gateway's answer
 _SEEN_MAX = 10_000
+# The longest text one WeChat send carries: a longer one goes in parts, cut at line breaks
+# (bot/transport: `TransportCourier`). The forum's post size the 复盘 is cut to
+# (bot/chat/recap.py), well within what a WeChat text message holds on every puppet.
+WECHAT_MAX_TEXT = 2000
 
 
 def _load(cache_dir: str | None = None) -> dict[str, Any]:
@@ -198,6 +202,7 @@ class WechatyTransport(ConnectedTransport):
     instant = False
     can_create_rooms = True
     can_manage_members = True
+    max_text = WECHAT_MAX_TEXT
 
     def __init__(self, endpoint: str, token: str, *,
                  handler: Callable[[Incoming], None] | None = None,

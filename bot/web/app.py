@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
-from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -40,7 +40,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bot.chat.bot import MAX_TEXT, ChatBot
+from bot.chat.bot import ChatBot
 from bot.chat.desk_records import new_slug
 from bot.forum.thread import CHANNEL as FORUM_AUTO
 from bot.gametime import instant_of, utcnow, wall_clock, zone
@@ -50,7 +50,6 @@ from bot.records.report import pct
 from bot.service import Service, UnknownGame
 from bot.store.chat import ChatStore
 from bot.texts import t, text_data
-from bot.transport import Incoming
 from bot.web import community, home, join, live, pages, rooms
 from bot.web.links import Claim, Kind, Links
 from bot.web.lobby import lobby_view
@@ -71,6 +70,9 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 MAX_BODY = 16 * 1024  # bytes of a form or a subscription (a command is at most 4096 characters)
+# what a browser's Sec-Fetch-Site says of a form posted from another site's page (ours say
+# same-origin; a browser too old to say is taken at its word: no header)
+OTHER_SITES = ("cross-site", "same-site")
 VOTES_IN_PUBLIC = ("forum", FORUM_AUTO)  # votes.channel values whose votes the forum shows
 
 
@@ -94,8 +96,6 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     env.globals["data"] = text_data
     env.globals["pct"] = pct
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    limits = RateLimits()
-    lock = threading.Lock()  # one page action at a time (the chat bot's own order)
     root = base.rstrip("/")
     hub = live.Hub()
     app.state.hub = hub
@@ -105,7 +105,9 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         service.on_commit_state.append(hub.committed)
 
     app.add_middleware(Guard, too_large=lambda: page(
-        "denied.html", status=413, reason=t("web.too_large", kb=MAX_BODY // 1024)))
+        "denied.html", status=413, reason=t("web.too_large", kb=MAX_BODY // 1024)),
+                       other_site=lambda: page("denied.html", status=403,
+                                               reason=t("web.other_site")))
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = env.get_template(name).render(nonce=uuid.uuid4().hex, actions=bot is not None,
@@ -119,13 +121,15 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
     @app.exception_handler(StarletteHTTPException)
     async def no_such_page(_request: Request, exc: StarletteHTTPException) -> Response:
-        """No page here (or not that way): the same Chinese page as a bad link, no English."""
-        return page("denied.html", status=exc.status_code)
+        """No page here (or not that way): the same Chinese page as a bad link, no English;
+        a body that is no form (what Starlette's form parser refuses): said so."""
+        return page("denied.html", status=exc.status_code,
+                    reason=t("web.bad_form") if exc.status_code == 400 else None)
 
     # the pages of a game with no chat account (issue 30): a judge's home, join links and
     # keys, rooms as pages (bot/web/home.py, join.py, rooms.py)
-    site = Site(service, chats, links, page, limits, lock, now, bot, root,
-                frozenset(proxies), joins=RateLimits(), app=app, hub=hub)
+    site = Site(service, chats, links, page, RateLimits(), threading.Lock(), now, bot, root,
+                frozenset(proxies), joins=RateLimits(), hub=hub)
 
     def game_time(code: str) -> datetime:
         return wall_clock(now().replace(tzinfo=UTC), zone(service.time_zone(code)))
@@ -193,37 +197,18 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     async def act(request: Request, claim: Claim, contact: str, answers: set[str]
                   ) -> list[str] | HTMLResponse:
         """What the page's form says (`cmd`, and the quick forms' fields after it), sent as
-        `contact`'s DM (addressed to the game) with `nonce` as its message id; the answers it
-        got, or the page's refusal (too many, or the pages only read)."""
-        code = claim.game
+        `contact`'s DM addressed to the game (Site.send, as every page's action); the
+        answers it got, or the page's refusal (too many, or the pages only read)."""
         if bot is None:
             return page("denied.html", status=405, reason=t("web.read_only"))
         # per claim, not per token: another spelling of the same link is the same budget
-        if not limits.take((claim.kind, claim.game, claim.contact, claim.seat), now()):
+        if not site.allowed((claim.kind, claim.game, claim.contact, claim.seat)):
             return page("denied.html", status=429, reason=t("web.too_many"))
         form = await request.form()
         text = " ".join(str(form.get(k, "")).strip() for k in ("cmd", "a", "b", "c")
                         if str(form.get(k, "")).strip())
-        nonce = str(form.get("nonce", ""))[:64] or uuid.uuid4().hex
-        if not text:
-            return [t("web.empty")]
-        if len(text) > MAX_TEXT:
-            return [t("too_long", limit=MAX_TEXT)]
-        msg = Incoming(msg_id=f"web/{nonce}", sender=contact, text=f"#{code} {text}",
-                       at=now().replace(tzinfo=UTC))
-        with lock:
-            got = await run_in_threadpool(bot.handle_page, msg, answers)
-        return [t("web.again")] if got is None else got or [t("web.done")]
-
-    def events(keys: list[live.Key]) -> Response:
-        """A page's stream; none where this process commits nothing (the pages only read):
-        204 tells the browser not to try again (the page fetches itself every 30 s)."""
-        if bot is None:
-            return Response(status_code=204)
-        return StreamingResponse(live.stream(hub, keys), media_type="text/event-stream",
-                                 headers={"X-Accel-Buffering": "no"})
-
-    site.events = events
+        return await site.send(contact, text, str(form.get("nonce", "")), answers,
+                               game=claim.game)
 
     @app.get("/j/{token}", response_class=HTMLResponse)
     def judge(token: str) -> HTMLResponse:
@@ -246,7 +231,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         if found is None:
             return denied()
         claim, contact = found
-        return events([live.judged(claim.game), live.to(claim.game, contact)])
+        return site.streaming([live.judged(claim.game), live.to(claim.game, contact)])
 
     @app.get("/p/{token}", response_class=HTMLResponse)
     def player(token: str) -> HTMLResponse:
@@ -273,7 +258,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
         if found is None:
             return denied()
         claim, contact = found
-        return events([live.to(claim.game, contact)])
+        return site.streaming([live.to(claim.game, contact)])
 
     @app.get("/p/{token}/manifest.webmanifest")
     def manifest(token: str) -> Response:
@@ -317,7 +302,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
             return JSONResponse({"ok": False, "text": t("web.push_off_server")},
                                 status_code=405)
         claim, contact = found
-        if not limits.take((claim.kind, claim.game, claim.contact, claim.seat), now()):
+        if not site.allowed((claim.kind, claim.game, claim.contact, claim.seat)):
             return JSONResponse({"ok": False, "text": t("web.too_many")}, status_code=429)
         form = await request.form()
         fields = [str(form.get(k, "")) for k in ("endpoint", "p256dh", "auth")]
@@ -368,7 +353,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
     def spectator_events(code: str) -> Response:
         if not public_game(code):
             return page("denied.html", status=404, reason=t("web.public_none"))
-        return events([live.public(code)])
+        return site.streaming([live.public(code)])
 
     @app.get("/replay/{code}", response_class=HTMLResponse)
     def replay(code: str) -> HTMLResponse:
@@ -395,12 +380,18 @@ def create_app(service: Service, chats: ChatStore, links: Links,
 
 class Guard:
     """Every response gets the headers that keep a link secret (the replay sets its own
-    policy); a POST body over MAX_BODY, or of no stated size, is refused before it is read.
-    Plain ASGI, so that a page's event stream passes through untouched."""
+    policy); a POST body over MAX_BODY, or of no stated size, is refused before it is read;
+    a POST the browser says came from another site's page (Sec-Fetch-Site: a cross-site or
+    sibling-subdomain form riding the key's cookie, which SameSite=Lax does not stop on the
+    same site) is refused. (Not the Origin header: with `Referrer-Policy: no-referrer` a
+    browser sends `Origin: null` for our own forms too.) Plain ASGI, so that a page's event
+    stream passes through untouched."""
 
-    def __init__(self, app: ASGIApp, too_large: Callable[[], Response]) -> None:
+    def __init__(self, app: ASGIApp, too_large: Callable[[], Response],
+                 other_site: Callable[[], Response]) -> None:
         self.app = app
         self.too_large = too_large
+        self.other_site = other_site
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -416,7 +407,11 @@ class Guard:
             await send(message)
 
         if scope["method"] == "POST":
-            size = Headers(scope=scope).get("content-length", "")
+            headers = Headers(scope=scope)
+            if headers.get("sec-fetch-site", "") in OTHER_SITES:
+                await self.other_site()(scope, receive, send_with_headers)
+                return
+            size = headers.get("content-length", "")
             if not size.isdigit() or int(size) > MAX_BODY:
                 await self.too_large()(scope, receive, send_with_headers)
                 return

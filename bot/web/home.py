@@ -228,7 +228,6 @@ def router(site: Site) -> APIRouter:
 
     def rows(contact: str) -> list[GameRow]:
         out = []
-        public = site.has_route("/g/{code}")
         for g in site.web.judged_games(contact):
             started = g.status == "started"
             out.append(GameRow(
@@ -238,7 +237,7 @@ def router(site: Site) -> APIRouter:
                 site.link("j", g.code, contact) if g.status != "cancelled" else None,
                 site.join_url(g.code, g.join_epoch) if g.status == "open" and site.joins_open
                 else None,
-                site.url(f"/g/{g.code}") if started and public else None,
+                site.url(f"/g/{g.code}") if started else None,
                 site.url(f"/replay/{g.code}") if started and g.over else None))
         return out
 
@@ -275,8 +274,6 @@ def router(site: Site) -> APIRouter:
         if not site.allowed(("h", found[0].contact)):
             return site.page("denied.html", status=429, reason=t("web.too_many"))
         form = await site.form(request)
-        if form is None:
-            return site.too_large()
         lists = await site.lists(request, FORM_FIELD)
         nonce = form.get("nonce", "")
         try:

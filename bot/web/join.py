@@ -47,6 +47,15 @@ def key_url(site: Site, contact: str) -> str:
 def router(site: Site) -> APIRouter:
     api = APIRouter()
 
+    def key_contact(token: str) -> str | None:
+        """The key's contact, if the key is of their current generation: one read whatever
+        the token (a revoked key costs what a random one costs)."""
+        claim = site.links.read(token)
+        c = claim if claim is not None else Claim("k", "", "", None, -1)
+        known = site.web.known(c.contact)
+        ok = claim is not None and c.kind == "k" and known is not None and c.epoch == known.epoch
+        return known.contact if ok and known is not None else None
+
     # the join link -------------------------------------------------------------------------------
     def lobby_of(token: str) -> tuple[Lobby | None, str | None]:
         """The lobby a join link opens, or why not (the words of a refusal page): a link we
@@ -65,13 +74,9 @@ def router(site: Site) -> APIRouter:
         return lobby, None
 
     def known_key(request: Request) -> str | None:
-        """The contact whose key this browser keeps (its cookie), if the key
-        is still good."""
-        claim = site.links.read(request.cookies.get(COOKIE, "")[:512])
-        if claim is None or claim.kind != "k":
-            return None
-        known = site.web.known(claim.contact)
-        return known.contact if known is not None and known.epoch == claim.epoch else None
+        """The contact whose key this browser keeps (its cookie), if the key is still good:
+        the key page's own check (one read whatever the cookie holds)."""
+        return key_contact(request.cookies.get(COOKIE, "")[:512])
 
     def form(lobby: Lobby, answers: list[str] | None = None, name: str = "",
              status: int = 200) -> HTMLResponse:
@@ -117,8 +122,6 @@ def router(site: Site) -> APIRouter:
         if lobby is None:
             return site.denied(why, 410 if why != t("web.join_bad") else 404)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         name = fields.get("name", "").strip()
         if not name:
             return form(lobby, [t("web.join_empty")], status=400)
@@ -132,7 +135,6 @@ def router(site: Site) -> APIRouter:
             await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
         answers = await site.send(contact, f"报名 {lobby.code} {name}",
                                   fields.get("nonce", ""), {f"contact:{contact}"})
-        site.lobby_changed({lobby.code})  # the judge sees the join live
         if await run_in_threadpool(member, lobby.code, contact):
             return joined(lobby, contact, answers)
         if new:
@@ -174,8 +176,6 @@ def router(site: Site) -> APIRouter:
         if not SUB_TOKEN.fullmatch(token) or not site.joins_open:
             return site.denied(t("web.take_bad"), 404)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         contact = await run_in_threadpool(known_key, request)
         new = contact is None
         if contact is None:
@@ -193,15 +193,6 @@ def router(site: Site) -> APIRouter:
         return take_form(token, answers, 400)
 
     # the player's key ----------------------------------------------------------------------------
-    def admitted(token: str) -> str | None:
-        """The key's contact, if the key is of their current generation: one read whatever
-        the token."""
-        claim = site.links.read(token)
-        c = claim if claim is not None else Claim("k", "", "", None, -1)
-        known = site.web.known(c.contact)
-        ok = claim is not None and c.kind == "k" and known is not None and c.epoch == known.epoch
-        return known.contact if ok and known is not None else None
-
     def mine(contact: str) -> list[tuple[str, str | None]]:
         out: list[tuple[str, str | None]] = []
         for code, name in site.web.lobbies(contact):
@@ -225,7 +216,7 @@ def router(site: Site) -> APIRouter:
 
     @api.get("/k/{token}", response_class=HTMLResponse)
     async def key(token: str) -> Response:
-        contact = await run_in_threadpool(admitted, token)
+        contact = await run_in_threadpool(key_contact, token)
         if contact is None:
             return site.denied(t("web.key_denied"))
         seats = await run_in_threadpool(site.web.seats, contact)
@@ -241,7 +232,7 @@ def router(site: Site) -> APIRouter:
     async def key_events(token: str) -> Response:
         """The key's stream: what the player is sent (a lobby's news), and their lobbies'
         joins; once the game is under way the key opens the seat's page and its stream."""
-        contact = await run_in_threadpool(admitted, token)
+        contact = await run_in_threadpool(key_contact, token)
         if contact is None:
             return site.denied(t("web.key_denied"))
         lobbies = await run_in_threadpool(site.lobbies, contact)
@@ -249,14 +240,12 @@ def router(site: Site) -> APIRouter:
 
     @api.post("/k/{token}", response_class=HTMLResponse)
     async def key_send(token: str, request: Request) -> HTMLResponse:
-        contact = await run_in_threadpool(admitted, token)
+        contact = await run_in_threadpool(key_contact, token)
         if contact is None:
             return site.denied(t("web.key_denied"))
         if not site.allowed(("k", contact)):
             return site.denied(t("web.too_many"), 429)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         answers = await site.send(contact, fields.get("cmd", ""), fields.get("nonce", ""),
                                   {f"contact:{contact}"})
         return await run_in_threadpool(key_view, contact, token, answers)

@@ -94,8 +94,6 @@ def router(site: Site, admitted: Admit) -> APIRouter:
         if not site.allowed((claim.kind, claim.game, claim.contact, claim.seat)):
             return site.denied(t("web.too_many"), 429)
         fields = await site.form(request)
-        if fields is None:
-            return site.too_large()
         answers = {f"contact:{contact}"} | ({f"seat:{claim.seat}"} if kind == "p" else {"judge"})
         got = await site.send(contact, fields.get("cmd", ""), fields.get("nonce", ""), answers,
                               game=claim.game, room=room)

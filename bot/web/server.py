@@ -65,8 +65,10 @@ def make_server(service: Service, links: PageLinks, settings: WebSettings,
     pusher = Pusher(chats, links) if bot is not None and settings.push else None
     app = create_app(service, chats, links.links, bot=bot, base=links.base, pusher=pusher,
                      proxies=settings.proxies)
+    # proxy_headers off: whose X-Forwarded-For is believed is WOLFJUDGE_WEB_TRUSTED_PROXIES'
+    # alone (the app reads it); uvicorn would believe any from its own loopback
     config = uvicorn.Config(app, host=settings.host, port=settings.port, access_log=False,
-                            log_level="warning", lifespan="off",
+                            log_level="warning", lifespan="off", proxy_headers=False,
                             timeout_graceful_shutdown=2)  # (open event streams end then)
     return uvicorn.Server(config)
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from fastapi import Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from bot.chat.bot import MAX_TEXT, ChatBot
@@ -32,7 +32,6 @@ from bot.web import live
 from bot.web.links import Kind, Links
 
 FIELD_LIMIT = 4096  # characters of one form field that are read (a command is at most 4096)
-BODY_LIMIT = 16 * 1024  # bytes of a form the routers here read
 
 
 class Render(Protocol):
@@ -58,10 +57,7 @@ class Site:
     # X-Forwarded-For is believed (none: the connection's own address is the client's)
     proxies: frozenset[str] = frozenset()
     joins: Limits | None = None  # the join form's limit, per address
-    app: Any = None  # the FastAPI app (which pages it serves)
     hub: live.Hub | None = None  # the open pages' streams (bot/web/live.py)
-    # a page's event stream watching some keys (bot/web/app.py)
-    events: Callable[[list[live.Key]], Response] | None = None
     web: WebStore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -72,10 +68,6 @@ class Site:
     def joins_open(self) -> bool:
         """Whether people join by link here: a bot whose platform is the pages."""
         return self.bot is not None and self.bot.transport.contacts_by_link
-
-    def has_route(self, path: str) -> bool:
-        return self.app is not None and any(
-            getattr(r, "path", None) == path for r in self.app.routes)
 
     @property
     def time_zone(self) -> str:
@@ -93,15 +85,17 @@ class Site:
         return path if self.bot is not None else ""
 
     def streaming(self, keys: list[live.Key]) -> Response:
-        assert self.events is not None
-        return self.events(keys)
+        """A page's stream watching `keys`; none where this process commits nothing (the
+        pages only read): 204 tells the browser not to try again (the page fetches itself
+        every 30 s)."""
+        if self.bot is None or self.hub is None:
+            return Response(status_code=204)
+        return StreamingResponse(live.stream(self.hub, keys), media_type="text/event-stream",
+                                 headers={"X-Accel-Buffering": "no"})
 
     # pages ---------------------------------------------------------------------------------------
     def denied(self, reason: str | None = None, status: int = 403) -> HTMLResponse:
         return self.page("denied.html", status=status, reason=reason)
-
-    def too_large(self) -> HTMLResponse:
-        return self.denied(t("web.too_large", kb=BODY_LIMIT // 1024), 413)
 
     # links ---------------------------------------------------------------------------------------
     def url(self, path: str) -> str:
@@ -122,16 +116,11 @@ class Site:
         return self.link("p", game, contact, seat, self.chats.hand_overs(game, seat))
 
     # actions -------------------------------------------------------------------------------------
-    async def form(self, request: Request) -> dict[str, str] | None:
-        """The form's fields (each cut to FIELD_LIMIT characters), or None when the body is
-        larger than BODY_LIMIT (refused unread) or is no form."""
-        size = request.headers.get("content-length", "")
-        if not size.isdigit() or int(size) > BODY_LIMIT:
-            return None
-        try:
-            form = await request.form()
-        except Exception:  # a body that is no form (or lies about its size)
-            return None
+    async def form(self, request: Request) -> dict[str, str]:
+        """The form's fields, each cut to FIELD_LIMIT characters. (A body over the pages'
+        limit was refused before any route ran, bot/web/app.py's Guard; one that is no form
+        is refused by the app as such, 400.)"""
+        form = await request.form()
         return {k: str(v)[:FIELD_LIMIT] for k, v in form.items() if isinstance(v, str)}
 
     async def lists(self, request: Request, prefix: str) -> dict[str, list[str]]:

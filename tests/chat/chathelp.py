@@ -46,17 +46,34 @@ def fixed_seeds() -> Callable[[], str]:
 
 
 class Table:
+    """`url`: the database (a migrated one; by default a new SQLite file in `tmp_path`)."""
+
     def __init__(self, tmp_path: Path, transport: MemoryTransport | None = None,
-                 judges: tuple[str, ...] = (JUDGE,)) -> None:
-        url = f"sqlite:///{tmp_path / 'chat.db'}"
-        migrate(url)
-        self.service = Service(url)
+                 judges: tuple[str, ...] = (JUDGE,), url: str | None = None) -> None:
+        if url is None:
+            url = f"sqlite:///{tmp_path / 'chat.db'}"
+            migrate(url)
+        self.url = url
+        self.judges = judges
+        self.exports = tmp_path / "exports"
         self.transport = transport if transport is not None else MemoryTransport()
-        self.bot = ChatBot(self.service, self.transport, seeds=fixed_seeds(), codes=fixed_codes(),
-                           judges=list(judges),
-                           time_zone=TZ, export_dir=tmp_path / "exports")
+        self.service, self.bot = self._bot()
         self.now = START
         self.n = 0
+
+    def _bot(self) -> tuple[Service, ChatBot]:
+        service = Service(self.url)
+        return service, ChatBot(service, self.transport, seeds=fixed_seeds(),
+                                codes=fixed_codes(), judges=list(self.judges), time_zone=TZ,
+                                export_dir=self.exports)
+
+    def restart(self) -> None:
+        """The bot killed and started again on the same database and platform: a new service
+        and chat bot (the fixed codes and seeds from their start), which sends at once what
+        the dead one left unsent."""
+        self.service.close()
+        self.service, self.bot = self._bot()
+        self.bot.deliver()
 
     def close(self) -> None:
         self.service.close()

@@ -13,33 +13,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
-from test_web_browser import _browser_or_skip, _free_port, running
-from webonly import JUDGE, WebOnlyGame, answers
+from test_web_browser import _browser_or_skip
+from webonly import JUDGE, WebOnlyGame, answers, served
 
 
 @pytest.fixture
-def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WebOnlyGame]:
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", base)
-    monkeypatch.delenv("WOLFJUDGE_WEB_SECRET", raising=False)
-    game = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}", base=base)
-    game.audit = False
-    server = uvicorn.Server(uvicorn.Config(game.app, host="127.0.0.1", port=port,
-                                           access_log=False, log_level="warning",
-                                           lifespan="off"))
-    with running(server):
-        yield game
-    game.service.close()
+def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WebOnlyGame]:
+    with served(tmp_path, monkeypatch) as g:
+        yield g
 
 
-def test_join_by_link_and_act_in_chromium_at_375px(served: WebOnlyGame, tmp_path: Path
+def test_join_by_link_and_act_in_chromium_at_375px(game: WebOnlyGame, tmp_path: Path
                                                     ) -> None:
-    game = served
     game.open()
-    for i in range(1, 12):
-        game.join_as(f"马甲{i:02d}")
+    game.fill(11)
     browser = _browser_or_skip()
     try:
         from selenium.webdriver.support.ui import WebDriverWait

@@ -205,3 +205,25 @@ def test_a_board_with_the_judges_own_roles_has_no_simulation(table: PageTable) -
     side = Simulations(store, table.asked.append).side(
         board_key("classic", 12, {}, ["wolf"] * 3 + ["villager"] * 9))
     assert side.custom and not side.runs and table.asked == []
+
+
+@pytest.mark.rules("R-REC-10")
+def test_a_formula_马甲_is_inert_in_the_csv(table: PageTable, tmp_path: Path) -> None:
+    """The CSV is for a spreadsheet: a cell a player or a judge typed (a 马甲, a season's
+    name) that a spreadsheet would run as a formula (=, +, -, @ first) is written as text,
+    with the apostrophe spreadsheets take for "text" before it."""
+    import csv
+
+    from bot.cli import main
+
+    assert "赛季" in table.reply(JUDGE, "赛季 开始 =S1")
+    formulas = {1: "=1+2", 2: "+A1", 3: "=A1"}
+    table.play(formulas)
+    path = tmp_path / "records.csv"
+    url = table.service.db.engine.url.render_as_string(hide_password=False)
+    assert main(["stats", "--db", url, "--csv", str(path)]) == 0
+    rows = list(csv.reader(path.open(encoding="utf-8-sig")))
+    cells = [cell for row in rows[1:] for cell in row]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@")], rows
+    for name in (*formulas.values(), "=S1"):
+        assert f"'{name}" in cells, name

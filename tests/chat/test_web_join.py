@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from webonly import BASE, JUDGE, WebOnlyGame, answers, links_on, path
+from webonly import BASE, JUDGE, WebOnlyGame, answers, links_on, path, web_only
 
 from bot.cli import main
 from bot.store.models import Lobby, LobbyPlayer, WebContact
@@ -27,10 +27,7 @@ BIG = "狼" * (200 * 1024 // 3)  # 200 KB of text
 
 @pytest.fixture
 def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WebOnlyGame]:
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
-    monkeypatch.delenv("WOLFJUDGE_WEB_SECRET", raising=False)
-    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}")
-    g.audit = False
+    g = web_only(tmp_path, monkeypatch)
     yield g
     g.service.close()
 
@@ -199,8 +196,7 @@ def test_a_join_link_stops_at_the_start_and_other_tokens_never_join(game: WebOnl
     """A started game's join link: a clear page saying so; a key, a judge's link or a
     forged token on the join route: no lobby; nothing changes."""
     game.open()
-    for i in range(1, 13):
-        game.join_as(f"马甲{i:02d}")
+    game.fill()
     key = next(iter(game.keys.values()))
     before = _rows(game)
     for token in (key.rsplit("/", 1)[1], game.judge_page.rsplit("/", 1)[1],
@@ -264,9 +260,7 @@ def test_a_trusted_proxy_gives_the_clients_address(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.web.app import create_app
 
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
-    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}")
-    g.audit = False
+    g = web_only(tmp_path, monkeypatch)
     g.app = create_app(g.service, g.console.bot.chats, g.links, now=g.utc, bot=g.console.bot,
                        base=BASE, proxies=["testclient"])
     g.phones.clear()
@@ -304,8 +298,7 @@ def test_a_substitute_takes_a_seat_by_the_judges_link(game: WebOnlyGame) -> None
     """README: `替补 S` where people join by link answers with a one-time link; a new browser
     opens it, takes the seat and gets its key; the old holder's pages stop working."""
     game.open()
-    for i in range(1, 13):
-        game.join_as(f"马甲{i:02d}")
+    game.fill()
     game.begin()
     old = game.contact(5)
     old_page = game.seat_page(old)
@@ -384,3 +377,118 @@ def test_a_token_of_another_kind_or_game_opens_no_new_page(game: WebOnlyGame) ->
     assert r.status_code == 200
     assert [m.forum_name for m in game.console.bot.chats.members(game.code)] == ["小明"]
     assert _rows(game)["joins"] == before["joins"] + 1
+
+
+# another site's forms -------------------------------------------------------------------------
+def test_a_form_posted_from_another_site_is_refused_and_changes_nothing(game: WebOnlyGame
+                                                                       ) -> None:
+    """README "Web pages": a page of another site (a sibling subdomain included, which
+    SameSite=Lax lets the key's cookie reach) cannot post our forms for the browser: the
+    browser says where the form came from (Sec-Fetch-Site), and only our own pages'
+    forms are taken. The join form would otherwise join the lobby as the cookie's player."""
+    game.open()
+    contact = game.join_as("小明")
+    phone = game.phone(contact)
+    game.console.bot.codes = lambda: "OTHER3"  # a second lobby, whose join link is public
+    r = game.phone(JUDGE).post(game.home, data={"cmd": "新游戏 经典", "nonce": "second"})
+    second = path(next(u for u in re.findall(r"https://\S+", answers(r.text))
+                       if "/join/" in u))
+    before = _rows(game)
+    for site in ("cross-site", "same-site"):
+        hostile = {"Sec-Fetch-Site": site}
+        for url, fields in ((second, {"name": "被冒用", "nonce": f"j-{site}"}),
+                            (game.keys[contact], {"cmd": "退出", "nonce": f"k-{site}"}),
+                            (game.home, {"cmd": "新游戏 经典", "nonce": f"h-{site}"})):
+            client = game.phone(JUDGE) if url == game.home else phone
+            r = client.post(url, data=fields, headers=hostile)
+            assert r.status_code == 403 and "其他网站" in r.text, (site, url)
+    assert _rows(game) == before
+    assert [m.forum_name for m in game.console.bot.chats.members(game.code)] == ["小明"]
+    # our own pages' forms (and a browser that does not say) are taken as before
+    r = phone.post(second, data={"name": "小明二号", "nonce": "own"},
+                   headers={"Sec-Fetch-Site": "same-origin"})
+    assert r.status_code == 200 and "报名成功" in answers(r.text)
+
+
+def test_a_revoked_key_in_the_cookie_costs_what_a_random_one_costs(game: WebOnlyGame) -> None:
+    """The key a browser keeps is checked with the same reads whatever it holds: a key
+    revoked by `网页 重置` is not told from a random one by how long the join page takes."""
+    from test_web_told import _statements
+
+    game.open()
+    contact = game.join_as("小明")
+    revoked = game.keys[contact].rsplit("/", 1)[1]
+    game.phone(contact).post(game.keys[contact], data={"cmd": "网页 重置", "nonce": "w"})
+    counts = {}
+    for name, cookie in (("revoked", revoked), ("random", "A" * len(revoked)),
+                         ("a join link", game.join.rsplit("/", 1)[1])):
+        browser = _browser(game, cookies={"wolfjudge_key": cookie})
+        with _statements(game) as seen:  # type: ignore[arg-type]
+            assert browser.get(game.join).status_code == 200
+        counts[name] = len(seen)
+    assert len(set(counts.values())) == 1, counts
+
+
+def test_a_kick_from_the_judges_page_wakes_the_lobbys_pages(game: WebOnlyGame) -> None:
+    """README: the judge sees joins live, and whoever joined sees the lobby's count change: a
+    `踢出` (or any action) on the judge's page wakes the lobby's pages as a join does."""
+    from bot.web import live
+
+    game.open()
+    game.join_as("小明")
+    game.join_as("小红")
+    hub = game.app.state.hub
+    woken: list[live.Key] = []
+    wake = hub.wake
+    hub.wake = lambda keys: woken.extend(keys := list(keys)) or wake(keys)
+    r = game.phone(JUDGE).post(game.judge_page, data={"cmd": "踢出 小红", "nonce": "k"})
+    assert "已将 小红 移出" in answers(r.text)
+    assert live.lobby(game.code) in woken and live.judged(game.code) in woken
+
+
+def test_a_body_that_is_no_form_is_refused_as_such(game: WebOnlyGame) -> None:
+    """A broken form (a multipart body without its boundary) is refused in Chinese as a form
+    that could not be read, on every page that takes one, and changes nothing: not as a body
+    too large, nor as a bad link."""
+    game.open()
+    contact = game.join_as("小明")
+    before = _rows(game)
+    broken = {"Content-Type": "multipart/form-data; boundary=x"}
+    for url, client in ((game.join, _browser(game)), (game.keys[contact], game.phone(contact)),
+                        (game.home, game.phone(JUDGE)), (game.judge_page, game.phone(JUDGE))):
+        r = client.post(url, content=b"--y\r\nnot a form", headers=broken)
+        assert r.status_code == 400 and "表单无法读取" in r.text, (url, r.status_code)
+        assert "太大" not in r.text and "链接无效" not in r.text, url
+    assert _rows(game) == before
+
+
+def test_no_forwarded_for_is_believed_but_from_the_trusted_proxies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "Behind a TLS proxy": X-Forwarded-For is believed only from a proxy named in
+    WOLFJUDGE_WEB_TRUSTED_PROXIES. The server `wolfjudge run` starts must not believe it on
+    its own (uvicorn does, by default, from its loopback): with no proxy named, twenty-one
+    joins from one address, each claiming another, are one address's."""
+    import http.client
+
+    from test_web_browser import _free_port, running
+
+    from bot.web.links import PageLinks
+    from bot.web.server import WebSettings, make_server
+
+    port = _free_port()
+    g = web_only(tmp_path, monkeypatch, base=f"http://127.0.0.1:{port}")
+    g.open()
+    settings = WebSettings(url=g.base, host="127.0.0.1", port=port, push=False,
+                           trusted_proxies="")
+    server = make_server(g.service, PageLinks(g.base, g.links), settings, g.console.bot)
+    codes = []
+    with running(server):  # type: ignore[arg-type]
+        for i in range(RateLimits.ACTIONS + 1):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("POST", g.join, body=f"name=%E6%B3%95%E5%AE%98&nonce=x{i}",
+                         headers={"Content-Type": "application/x-www-form-urlencoded",
+                                  "X-Forwarded-For": f"198.51.100.{i + 1}"})
+            codes.append(conn.getresponse().status)
+            conn.close()
+    g.service.close()
+    assert codes[:-1] == [400] * RateLimits.ACTIONS and codes[-1] == 429, codes

@@ -234,3 +234,23 @@ def test_what_asks_to_act_is_declared_by_the_templates(web: WebTable) -> None:
         assert asks(SimpleNamespace(type="YellowCard"), ruleset)  # type: ignore[arg-type]
         assert asks(SimpleNamespace(type="NightPrompt"), ruleset)  # type: ignore[arg-type]
         assert not asks(SimpleNamespace(type="DayOpened"), ruleset)  # type: ignore[arg-type]
+
+
+def test_a_reset_ends_the_reminders_subscribed_through_the_old_links(
+        web: WebTable, push_service: FakePushService) -> None:
+    """README "Web pages": `网页 重置` ends every link given before. A push carries a fresh
+    link to the seat's page, so a browser that subscribed through an old link (one that was
+    forwarded, or seen over a shoulder) would go on receiving working links after the reset:
+    the reset ends the contact's subscriptions too (the player taps 提醒我 again)."""
+    seat = 6
+    contact = web.contact[seat]
+    stolen = web.link(contact)
+    assert _subscribe(web, stolen, f"{push_service.base}/push/other", Browser()).json()["ok"]
+    said = web.seat(seat, "网页 重置")
+    assert "已重置" in said and "提醒" in said  # told that its reminders ended too
+    assert "提醒" not in web.seat(seat, "网页 重置")  # (none left to end)
+    assert web.client.get(stolen).status_code == 403
+    assert web.bot.chats.push_subscriptions(contact) == []
+    web.say(JUDGE, f"黄牌 {seat} 发言违规")  # a DM that asks to act
+    web.pusher.drain()
+    assert push_service.received == []

@@ -11,22 +11,17 @@ from pathlib import Path
 
 import pytest
 from told import history_lines
-from webonly import BASE, JUDGE, WebOnlyGame, answers, links_on, path
+from webonly import BASE, JUDGE, WebOnlyGame, answers, links_on, path, web_only
 
 
 @pytest.fixture
 def day1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WebOnlyGame]:
     """A classic game web-only at day 1 (its rooms made), players voting by their pages."""
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
-    monkeypatch.delenv("WOLFJUDGE_WEB_SECRET", raising=False)
-    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}")
-    g.audit = False
+    g = web_only(tmp_path, monkeypatch)
     g.open()
-    for i in range(1, 13):
-        g.join_as(f"马甲{i:02d}")
+    g.fill()
     g.begin()
-    while not g.room("wolves"):
-        assert g.advance()
+    g.until_room("wolves")
     yield g
     g.service.close()
 
@@ -135,13 +130,9 @@ def test_the_public_room_is_a_page_to_read(tmp_path: Path, monkeypatch: pytest.M
                                            ) -> None:
     """public.channel=room on the web: the announcements go once to the public room's page,
     which every seat reads; nobody talks there (the table talks on the forum)."""
-    monkeypatch.setenv("WOLFJUDGE_WEB_URL", BASE)
-    g = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}",
-                    options=("public.channel=room",))
-    g.audit = False
+    g = web_only(tmp_path, monkeypatch, options=("public.channel=room",))
     g.open()
-    for i in range(1, 13):
-        g.join_as(f"马甲{i:02d}")
+    g.fill()
     g.begin()
     while g.service.state(g.code).phase == "SETUP":
         assert g.advance()

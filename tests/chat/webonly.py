@@ -16,9 +16,12 @@ import html
 import io
 import re
 import uuid
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from test_web_games import PagedDemo
 from told import history_lines, received_lines
@@ -83,6 +86,38 @@ def answers(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", m.group(1))) if m else ""
 
 
+def web_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, base: str = BASE,
+             options: tuple[str, ...] = ()) -> WebOnlyGame:
+    """A classic game (seed 2) web-only, its pages at `base` (`judge-link` reads it from the
+    environment, with the key kept in the database), not audited after every step."""
+    monkeypatch.setenv("WOLFJUDGE_WEB_URL", base)
+    monkeypatch.delenv("WOLFJUDGE_WEB_SECRET", raising=False)
+    game = WebOnlyGame("classic", 2, f"sqlite:///{tmp_path / 'g.db'}", options=options,
+                       base=base)
+    game.audit = False
+    return game
+
+
+@contextlib.contextmanager
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+           app: Callable[[WebOnlyGame], Any] | None = None) -> Iterator[WebOnlyGame]:
+    """`web_only`'s game with its pages served by uvicorn on loopback (its base: a
+    browser's or an event stream's), closed after; `app`: another app for the game."""
+    import uvicorn
+    from test_web_browser import _free_port, running
+
+    port = _free_port()
+    game = web_only(tmp_path, monkeypatch, base=f"http://127.0.0.1:{port}")
+    if app is not None:
+        game.app = app(game)
+    server = uvicorn.Server(uvicorn.Config(game.app, host="127.0.0.1", port=port,
+                                           access_log=False, log_level="warning",
+                                           lifespan="off", timeout_graceful_shutdown=1))
+    with running(server):
+        yield game
+    game.service.close()
+
+
 class WebOnlyGame(Demo):
     """The demo's game, played web-only. `audit`: every page checked after every step."""
 
@@ -127,10 +162,19 @@ class WebOnlyGame(Demo):
     # the start: judge-link, the home, the join link --------------------------------------------
     def run(self) -> str:
         self.open()
-        for i in range(1, 13):
-            self.join_as(f"马甲{i:02d}")
+        self.fill()
         self.begin()
         return self.play()
+
+    def fill(self, players: int = 12) -> None:
+        """`players` phones join by the join link, as 马甲01, 马甲02 …"""
+        for i in range(1, players + 1):
+            self.join_as(f"马甲{i:02d}")
+
+    def until_room(self, group: str) -> None:
+        """The game moves on until its room `group` is made."""
+        while not self.room(group):
+            assert self.advance()
 
     def open(self, **form: str) -> str:
         """The judge from `judge-link` to a lobby made with the home's 新游戏 form (`form`:
@@ -181,17 +225,10 @@ class WebOnlyGame(Demo):
         return contact
 
     def play(self) -> str:
-        """The demo's loop (Demo.run after the start)."""
-        for _ in range(5000):
-            state = self.service.state(self.code)
-            if state.over:
-                break
-            self.turn(state)
-            state = self.service.state(self.code)
-            if state.over or not self.advance():
-                break
+        """The demo's game from the start to the end, its pages audited at the end too."""
+        winner = self.play_out()
         self.check_pages()
-        return self.service.state(self.code).winner or "none"
+        return winner
 
     # every word through a page -----------------------------------------------------------------
     def seat_page(self, contact: str) -> str:

@@ -14,10 +14,11 @@ import pytest
 from gatewayhelp import Gateway, Inbox, wait_until
 
 from bot.chat.bot import ChatBot
+from bot.outbox import OutgoingMessage
 from bot.service import Service
 from bot.store import migrate
-from bot.transport import Incoming, Refused
-from bot.transport.wechaty import WechatyTransport
+from bot.transport import Incoming, Refused, TransportCourier, split_text
+from bot.transport.wechaty import WECHAT_MAX_TEXT, WechatyTransport
 
 BOT = "wxid_bot"  # the gateway's mock account
 CODE = re.compile(r"游戏码[ ：:]?([A-Z0-9]{4,8})")
@@ -146,6 +147,30 @@ def test_a_send_is_made_once_per_key_across_processes(gateway: Gateway, tmp_path
     finally:
         second.stop()
     assert gateway.dms_to(alice) == ["你的身份：村民", "你的身份：村民", "第二句"]
+
+
+def test_a_long_row_goes_in_parts_each_sent_once_across_processes(gateway: Gateway,
+                                                                   tmp_path: Path) -> None:
+    """README "Long messages": a row longer than WeChat's `max_text` goes as parts cut at line
+    breaks, each under its own key; a process killed after part 1 leaves the row unsent, and
+    the next one sends the row again: the gateway shows part 1 once (its key is known) and
+    sends part 2, which no earlier key stands for."""
+    alice = gateway.contact("alice")
+    text = "\n".join(f"第{n}天 " + "公示" * 30 for n in range(60))
+    parts = split_text(text, WECHAT_MAX_TEXT)
+    assert len(parts) == 2
+    row = OutgoingMessage("g1/77/seat:3", "g1", "dm", "seat:3", alice, text)
+    first = connect(gateway, tmp_path)
+    try:
+        first.send_dm(alice, parts[0], key=f"{row.dedupe_key}#1")  # then killed
+    finally:
+        first.stop()
+    second = connect(gateway, tmp_path)
+    try:
+        TransportCourier(second).send(row)
+    finally:
+        second.stop()
+    assert gateway.dms_to(alice) == parts
 
 
 def test_send_dm_reaches_the_contact_and_its_echo_is_ignored(

@@ -13,7 +13,11 @@ action, 1200 when the action failed); message events carry both `message` (an ar
 segments) and `raw_message` (CQ code, its text escaped); history
 (`get_friend_msg_history`, `get_group_msg_history`: the latest `count`, or those at and
 before `message_seq`, oldest first) holds both sides of a conversation, the bot's own
-sends included.
+sends included. `get_recent_contact` (NapCat's own action: each conversation with its latest
+message, `lastestMsg`, the newest first, at most `count`; `peerUin` and `msgTime` as strings,
+`chatType` 1 for a friend, 2 for a group), or its absence (`lacks`: an implementation without
+it, LLOneBot, answers 1404 as for any unknown action). A text of more than `MAX_TEXT`
+characters is refused as QQ refuses it (retcode 1200).
 
 Its world: users (friends of the bot or not), groups (made by a person: a bot account cannot
 create one; the bot a member, an admin or the owner), friend requests. Realistic failures: a
@@ -46,6 +50,7 @@ from websockets.exceptions import ConnectionClosed
 T = TypeVar("T")
 BOT_QQ = "3000000001"
 APP = ("NapCat.Onebot", "4.8.95")
+MAX_TEXT = 4500  # the longest text QQ delivers in one message (longer: refused)
 
 
 def cq_escape(text: str, *, param: bool = False) -> str:
@@ -145,6 +150,7 @@ class FakeOneBot:
         self.api_connections = 0  # on the API-only endpoint (`/api`: no events)
         self.refused = 0  # connections refused for their token
         self.fail: dict[str, int] = {}  # action -> how many next calls fail (retcode 1200)
+        self.lacks: set[str] = set()  # actions this implementation does not have (1404)
         self.now: Callable[[], float] = time.time  # the message times (a test may set it)
         self._ids = itertools.count(1001)
         self._lock = threading.RLock()
@@ -390,7 +396,7 @@ class FakeOneBot:
         with self._lock:
             self.calls.append((action, params))
             handler = getattr(self, f"_do_{action}", None)
-            if handler is None:
+            if handler is None or action in self.lacks:
                 return _answer(None, "failed", 1404, f"不支持的API {action}", echo)
             if self.fail.get(action, 0) > 0:
                 self.fail[action] -= 1
@@ -490,6 +496,8 @@ class FakeOneBot:
             segments = [message]
         else:
             segments = list(message)
+        if len(text_of(segments)) > MAX_TEXT:
+            raise _Failed("发送消息失败：消息过长")
         mid = next(self._ids)
         self.sent.append(Sent(len(self.sent) + 1, kind, to, text_of(segments), segments,
                               escape, self.now()))
@@ -533,6 +541,23 @@ class FakeOneBot:
         if not page:
             raise _Failed(f"消息{p.get('message_seq')}不存在")
         return {"messages": [{**m, "post_type": "message"} for m in page]}
+
+    def _do_get_recent_contact(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        """NapCat's recent conversations: each with its latest message, the newest first."""
+        latest = sorted(((msgs[-1], kind, peer) for (kind, peer), msgs in self.history.items()
+                         if msgs), key=lambda x: (x[0]["time"], x[0]["message_id"]),
+                        reverse=True)
+        out = []
+        for ev, kind, peer in latest[:int(p.get("count", 10))]:
+            name = (self.groups[peer].name if kind == "group" and peer in self.groups
+                    else self.users[peer].nickname if peer in self.users else "")
+            out.append({"lastestMsg": {**ev, "post_type": "message"}, "peerUin": peer,
+                        "remark": "", "msgTime": str(ev["time"]),
+                        "chatType": 2 if kind == "group" else 1,
+                        "msgId": str(ev["message_id"] * 1000003),
+                        "sendNickName": ev["sender"].get("nickname", ""),
+                        "sendMemberName": "", "peerName": name})
+        return out
 
     def _do_get_friend_msg_history(self, p: dict[str, Any]) -> dict[str, Any]:
         qq = str(p["user_id"])

@@ -71,8 +71,33 @@ def world(onebot: FakeOneBot) -> FakeOneBot:
     return onebot
 
 
+def crowd(fake: FakeOneBot, friends: int = 60, groups: int = 20) -> int:
+    """Friends and groups of the bot's account that last wrote two days ago: how many
+    conversations."""
+    now = fake.now
+    fake.now = lambda: time.time() - 2 * 86400
+    try:
+        for n in range(friends):
+            qq = fake.user(str(30001 + n), f"老朋友{n}")
+            fake.dm(qq, "你好")
+        for n in range(groups):
+            gid = fake.group(str(600001 + n), f"旧群{n}", [str(30001 + n)])
+            fake.say(str(30001 + n), gid, "大家好")
+    finally:
+        fake.now = now
+    return friends + groups
+
+
+@pytest.mark.parametrize("recent", [True, False], ids=["recent_contacts", "without"])
 def test_run_on_qq_answers_and_a_restart_answers_what_came_meanwhile_once(
-        world: FakeOneBot, tmp_path: Path) -> None:
+        world: FakeOneBot, tmp_path: Path, recent: bool) -> None:
+    """README "Restarts, dropped connections, and messages sent meanwhile": with NapCat's
+    recent contacts the catch-up reads only the conversations with a message since the last
+    one the bot had handled (its mark, kept in the database); without them (LLOneBot), every
+    friend's and group's. Either way each message sent meanwhile is answered once."""
+    old = crowd(world)
+    if not recent:
+        world.lacks.add("get_recent_contact")
     db = f"sqlite:///{tmp_path / 'run.db'}"
     env = environment(world, db)
     bot = RunProcess(env, tmp_path)
@@ -94,6 +119,7 @@ def test_run_on_qq_answers_and_a_restart_answers_what_came_meanwhile_once(
     sent = len(world.sent)
     world.dm(PLAYER, "状态")
     world.dm(PLAYER, "帮助")
+    calls = len(world.calls)
     again = RunProcess(env, tmp_path)
     try:
         again.send("/echo ready", 60)
@@ -104,6 +130,11 @@ def test_run_on_qq_answers_and_a_restart_answers_what_came_meanwhile_once(
     answers = [s for s in world.sent[sent:] if s.to == PLAYER]
     assert len(answers) == 2, [s.text[:30] for s in answers]
     assert not any("报名成功" in s.text for s in answers)  # the old 报名 was not applied again
+    read = [p for a, p in world.calls[calls:] if a.endswith("_msg_history")]
+    if recent:  # the player's conversation and the judge's, not the old crowd's
+        assert 1 <= len(read) <= 3, read
+    else:
+        assert len(read) > old, len(read)
 
 
 def doctor(fake: FakeOneBot, cwd: Path, db: str, **more: str) -> tuple[int, str]:

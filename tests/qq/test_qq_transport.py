@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from onebotfake import BOT_QQ, FakeOneBot
 
-from bot.transport import ByHand, Incoming, Unreachable, Unsupported
+from bot.outbox import OutgoingMessage
+from bot.transport import ByHand, Incoming, TransportCourier, Unreachable, Unsupported
 from bot.transport.guard import Guard, GuardSettings
-from bot.transport.onebot import OneBotTransport, segment_text
+from bot.transport.onebot import QQ_MAX_TEXT, OneBotTransport, Watermark, segment_text
 
 P1, P2, STRANGER, JUDGE = "10001", "10002", "19999", "20001"
 
@@ -277,3 +278,149 @@ def test_catching_up_pages_back_and_drops_what_is_older_than_a_day(people: FakeO
         assert t.wait_settled(10)
         assert [m.msg_id for m in inbox.got] == sent
         assert len(people.called("get_friend_msg_history")) >= 4
+
+
+# the catch-up: only the conversations with a message since the mark ---------------------------
+class Kept:
+    """A `Watermark` in memory (the database's, as `wolfjudge run` keeps it)."""
+
+    def __init__(self) -> None:
+        self.value: int | None = None
+
+    def mark(self) -> Watermark:
+        return Watermark(lambda: self.value, self.write)
+
+    def write(self, value: int) -> None:
+        self.value = value
+
+
+def old_crowd(people: FakeOneBot, friends: int = 40, groups: int = 10) -> list[str]:
+    """Friends and groups whose last message is two days old: their conversations."""
+    import time as clock
+
+    now = people.now
+    people.now = lambda: clock.time() - 2 * 86400
+    try:
+        crowd = [people.user(str(30001 + n), f"老朋友{n}") for n in range(friends)]
+        for qq in crowd:
+            people.dm(qq, "你好")
+        for n in range(groups):
+            people.say(crowd[n], people.group(str(600001 + n), f"旧群{n}", [crowd[n]]), "早")
+    finally:
+        people.now = now
+    return crowd
+
+
+@contextlib.contextmanager
+def restarted(people: FakeOneBot, inbox: Callable[[Incoming], None], kept: Kept,
+              **options: Any) -> Iterator[OneBotTransport]:
+    """A new process's transport, its mark kept in `kept`, once it has caught up."""
+    with running(people, handler=inbox, mark=kept.mark(), **options) as t:
+        assert t.wait_settled(15)
+        yield t
+
+
+@pytest.mark.parametrize("recent", [True, False], ids=["recent_contacts", "without"])
+def test_the_catch_up_reads_the_conversations_active_since_the_mark(
+        people: FakeOneBot, inbox: Inbox, recent: bool) -> None:
+    """README "Restarts, dropped connections, and messages sent meanwhile": NapCat's recent
+    contacts name the conversations with a message since the mark; an implementation without
+    them (LLOneBot) has every friend and group read. Each message is handed over once."""
+    crowd = old_crowd(people)
+    if not recent:
+        people.lacks.add("get_recent_contact")
+    kept = Kept()
+    people.group("500005", "狼群", [P1, P2, JUDGE])
+    with restarted(people, inbox, kept) as first:
+        handled = people.dm(P1, "验 3")
+        assert inbox.wait(lambda got: [m.msg_id for m in got] == [handled])
+        assert first.wait_settled(5) and kept.value is not None  # kept once all is handled
+    meanwhile = [people.dm(P2, "投 5"), people.say(P1, "500005", "刀 7"),
+                 people.dm(JUDGE, "状态")]
+    calls = len(people.calls)
+    with restarted(people, inbox, kept):
+        # (the one handled before may come again, within the slack: the chat layer drops it)
+        assert [m.msg_id for m in inbox.got if m.msg_id != handled] == meanwhile
+        read = [p for a, p in people.calls[calls:] if a.endswith("_msg_history")]
+        peers = {str(p.get("user_id") or p.get("group_id")) for p in read}
+        if recent:
+            assert peers <= {P1, P2, JUDGE, "500005"} and len(read) <= 4, read
+            assert len(people.called("get_recent_contact")) == 2  # once a connection
+        else:
+            assert set(crowd) <= peers
+
+
+def test_more_active_conversations_than_listed_are_all_read(people: FakeOneBot,
+                                                            inbox: Inbox) -> None:
+    """Each of the recent contacts listed newer than the mark: more may be, so every friend and
+    group is read (nothing sent meanwhile is missed)."""
+    crowd = old_crowd(people, friends=10, groups=0)
+    sent = [people.dm(qq, "状态") for qq in (P1, P2, JUDGE)]
+    with restarted(people, inbox, Kept(), recent_count=2):
+        assert [m.msg_id for m in inbox.got] == sent
+        read = {str(p.get("user_id")) for a, p in people.calls if a == "get_friend_msg_history"}
+        assert set(crowd) <= read
+
+
+def test_the_catch_up_reads_times_in_milliseconds_as_such(people: FakeOneBot,
+                                                          inbox: Inbox) -> None:
+    """An implementation giving message times in milliseconds (in the history and the recent
+    contacts' `msgTime` text alike, `connected.epoch`): the conversations quiet for two days
+    are not read, what was sent meanwhile is handed over in time order, at its time."""
+    import time as clock
+
+    people.now = lambda: (clock.time() - 2 * 86400) * 1000
+    crowd = [people.user(str(30001 + n), f"老朋友{n}") for n in range(5)]
+    for qq in crowd:
+        people.dm(qq, "你好")
+    people.now = lambda: clock.time() * 1000
+    sent = [people.dm(P1, "验 3"), people.dm(P2, "投 5")]
+    with restarted(people, inbox, Kept()):
+        assert [m.msg_id for m in inbox.got] == sent
+        assert abs(inbox.got[0].at.timestamp() - clock.time()) < 60
+        read = {str(p.get("user_id")) for a, p in people.calls if a == "get_friend_msg_history"}
+        assert read == {P1, P2}
+
+
+def test_a_message_whose_handling_failed_holds_the_mark_back(people: FakeOneBot) -> None:
+    """A message not committed (its handler failed) is read again by the next catch-up: the
+    mark stays before it."""
+    inbox = Inbox()
+    failing = {"坏": 1}
+
+    def handler(msg: Incoming) -> None:
+        if failing.get(msg.text, 0) > 0:
+            failing[msg.text] -= 1
+            raise RuntimeError("the database is away")
+        inbox(msg)
+
+    import time as clock
+
+    kept = Kept()
+    with restarted(people, handler, kept) as t:
+        people.now = lambda: clock.time() - 120  # sent two minutes before the next one
+        bad = people.dm(P1, "坏")
+        people.now = clock.time
+        later = people.dm(P2, "好")
+        assert inbox.wait(lambda got: [m.msg_id for m in got] == [later])
+        assert t.wait_settled(5)
+    with restarted(people, handler, kept):
+        # handed again (the one handled may come again too: the chat layer drops it)
+        assert [m.msg_id for m in inbox.got if m.msg_id != later] == [bad]
+
+
+# long texts: QQ refuses one of more than some 4,500 characters ---------------------------------
+def test_a_long_text_goes_to_qq_in_parts_cut_at_line_breaks(qq: OneBotTransport,
+                                                            people: FakeOneBot) -> None:
+    """README "Long messages": each part at most 4,000 characters, in order, each a send of its
+    own under its own key (part 2 is no repeat of part 1); sent again, nothing is repeated."""
+    people.group("500006", "公告群", [P1, P2, JUDGE])
+    text = "\n".join(f"{n}. 第{n}天 " + "公示内容" * 20 for n in range(160))
+    assert len(text) > 3 * QQ_MAX_TEXT
+    courier = TransportCourier(qq)
+    for key, channel, to in (("row-1", "dm", P1), ("row-2", "public", "500006")):
+        courier.send(OutgoingMessage(key, "G1", channel, "x", to, text))
+        courier.send(OutgoingMessage(key, "G1", channel, "x", to, text))  # a retry
+    for got in (people.dms_to(P1), people.posts_in("500006")):
+        assert len(got) == 4 and all(len(part) <= QQ_MAX_TEXT for part in got)
+        assert "\n".join(got) == text
