@@ -115,33 +115,50 @@ def reply_wait(burst: int) -> int:
     return sent.index("answer") - 2  # sends after the one in flight (the 2nd, index 1)
 
 
+def economy(per_step: list[list[tuple[str, str]]], judge: str, *, interval: float = INTERVAL,
+            jitter: float = JITTER, posts: str = "room_posts") -> dict[str, Any]:
+    """The figures of a game's sends: `per_step`, each step's (kind, recipient), kind `dm` or a
+    post; `judge`: the judge's recipient; the pacing (`interval` + up to `jitter` a send);
+    `posts`: what the posts are called (WeChat's rooms, QQ's groups)."""
+    sends = [s for step in per_step for s in step]
+    recipients = Counter(sends)
+    burst = max(len(step) for step in per_step)
+    after = reply_wait(burst)
+    each, worst = interval + jitter / 2, interval + jitter
+    return {
+        "sends": len(sends),
+        "dms": sum(1 for kind, _ in sends if kind == "dm"),
+        posts: sum(1 for kind, _ in sends if kind != "dm"),
+        "judge_dms": recipients[("dm", judge)],
+        "most_to_one": max(recipients.values()),
+        "largest_burst": burst,
+        "doubled_steps": sum(1 for step in per_step if len(step) != len(set(step))),
+        "last_of_burst_waits_s": {"mean": round((burst - 1) * each, 1),
+                                  "max": round((burst - 1) * worst, 1)},
+        "answer_after_sends": after,
+        # from the start of the send in flight: the sends before it, then its own turn
+        "answer_waits_s": {"mean": round((after + 1) * each, 1),
+                           "max": round((after + 1) * worst, 1)},
+    }
+
+
+def table(results: list[dict[str, Any]], cols: list[str]) -> None:
+    """The figures as a Markdown table (docs/benchmarks.md), the waits as mean (max)."""
+    print("| " + " | ".join(cols + ["last of burst waits", "answer waits"]) + " |")
+    print("|" + "---|" * (len(cols) + 2))
+    for r in results:
+        last, ans = r["last_of_burst_waits_s"], r["answer_waits_s"]
+        print("| " + " | ".join(str(r[c]) for c in cols)
+              + f" | {last['mean']} s ({last['max']} s) | {ans['mean']} s ({ans['max']} s) |")
+
+
 def measure(ruleset: str, options: tuple[str, ...]) -> dict[str, Any]:
     text = transcript(ruleset, options)
     winner = re.search(r"# winner: (\S+)", text)
     per_step = steps(text)
-    sends = [s for step in per_step for s in step]
-    recipients = Counter(sends)
-    burst = max(len(step) for step in per_step)
-    doubled = sum(1 for step in per_step if len(step) != len(set(step)))
-    after = reply_wait(burst)
-    return {
-        "game": f"{ruleset} {' '.join(options) or 'public.channel=dm'}",
-        "winner": winner[1] if winner else None,
-        "input_lines": len(per_step),
-        "sends": len(sends),
-        "dms": sum(1 for kind, _ in sends if kind == "dm"),
-        "room_posts": sum(1 for kind, _ in sends if kind == "room"),
-        "judge_dms": recipients[("dm", "法官")],
-        "most_to_one": max(recipients.values()),
-        "largest_burst": burst,
-        "doubled_steps": doubled,
-        "last_of_burst_waits_s": {"mean": round((burst - 1) * (INTERVAL + JITTER / 2), 1),
-                                  "max": round((burst - 1) * (INTERVAL + JITTER), 1)},
-        "answer_after_sends": after,
-        # from the start of the send in flight: the sends before it, then its own turn
-        "answer_waits_s": {"mean": round((after + 1) * (INTERVAL + JITTER / 2), 1),
-                           "max": round((after + 1) * (INTERVAL + JITTER), 1)},
-    }
+    return {"game": f"{ruleset} {' '.join(options) or 'public.channel=dm'}",
+            "winner": winner[1] if winner else None, "input_lines": len(per_step),
+            **economy(per_step, "法官")}
 
 
 def main() -> int:
@@ -155,14 +172,8 @@ def main() -> int:
     logging.disable(logging.WARNING)
     games = [g for g in GAMES if not (args.dm_only and g[1])]
     results = [measure(r, o) for r, o in games]
-    cols = ["game", "sends", "dms", "room_posts", "judge_dms", "most_to_one", "largest_burst",
-            "doubled_steps", "answer_after_sends"]
-    print("| " + " | ".join(cols + ["last of burst waits", "answer waits"]) + " |")
-    print("|" + "---|" * (len(cols) + 2))
-    for r in results:
-        last, ans = r["last_of_burst_waits_s"], r["answer_waits_s"]
-        print("| " + " | ".join(str(r[c]) for c in cols)
-              + f" | {last['mean']} s ({last['max']} s) | {ans['mean']} s ({ans['max']} s) |")
+    table(results, ["game", "sends", "dms", "room_posts", "judge_dms", "most_to_one",
+                    "largest_burst", "doubled_steps", "answer_after_sends"])
     if args.json:
         args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0

@@ -25,7 +25,6 @@ import json
 import logging
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ GAMES = [("classic", 3), ("standard", 5)]
 
 
 def measure(ruleset: str, seed: int) -> dict[str, Any]:
-    from messages import reply_wait
+    from messages import economy
     from onebotfake import FakeOneBot
     from qqtable import JUDGE_QQ, QQTable
 
@@ -54,45 +53,21 @@ def measure(ruleset: str, seed: int) -> dict[str, Any]:
     finally:
         fake.stop()
     steps = [[(s.kind, s.to) for s in step] for step in table.steps if step]
-    sends = [s for step in steps for s in step]
-    recipients = Counter(sends)
-    burst = max(len(step) for step in steps)
-    after = reply_wait(burst)
-    each = QQ_PACING.interval + QQ_PACING.jitter / 2
-    worst = QQ_PACING.interval + QQ_PACING.jitter
-    return {
-        "game": ruleset,
-        "winner": winner,
-        "steps": len(table.steps),
-        "sends": len(sends),
-        "dms": sum(1 for kind, _ in sends if kind == "dm"),
-        "group_posts": sum(1 for kind, _ in sends if kind == "post"),
-        "judge_dms": recipients[("dm", JUDGE_QQ)],
-        "most_to_one": max(recipients.values()),
-        "largest_burst": burst,
-        "doubled_steps": sum(1 for step in steps if len(step) != len(set(step))),
-        "last_of_burst_waits_s": {"mean": round((burst - 1) * each, 1),
-                                  "max": round((burst - 1) * worst, 1)},
-        "answer_after_sends": after,
-        "answer_waits_s": {"mean": round((after + 1) * each, 1),
-                           "max": round((after + 1) * worst, 1)},
-    }
+    return {"game": ruleset, "winner": winner, "steps": len(table.steps),
+            **economy(steps, JUDGE_QQ, interval=QQ_PACING.interval, jitter=QQ_PACING.jitter,
+                      posts="group_posts")}
 
 
 def main() -> int:
+    from messages import table
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     results = [measure(r, s) for r, s in GAMES]
-    cols = ["game", "sends", "dms", "group_posts", "judge_dms", "most_to_one", "largest_burst",
-            "doubled_steps", "answer_after_sends"]
-    print("| " + " | ".join(cols + ["last of burst waits", "answer waits"]) + " |")
-    print("|" + "---|" * (len(cols) + 2))
-    for r in results:
-        last, ans = r["last_of_burst_waits_s"], r["answer_waits_s"]
-        print("| " + " | ".join(str(r[c]) for c in cols)
-              + f" | {last['mean']} s ({last['max']} s) | {ans['mean']} s ({ans['max']} s) |")
+    table(results, ["game", "sends", "dms", "group_posts", "judge_dms", "most_to_one",
+                    "largest_burst", "doubled_steps", "answer_after_sends"])
     if args.json:
         args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0

@@ -17,14 +17,18 @@ doing, 1 otherwise. Every line a person reads is in texts.yaml (`doctor`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any, TextIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pydantic import ValidationError
 
 from bot.texts import t
 
+if TYPE_CHECKING:
+    from bot.store.db import Database
+
 TIMEOUT = 3.0
+T = TypeVar("T")
 
 
 class Checkup:
@@ -58,19 +62,27 @@ class Checkup:
         for line in text.splitlines():
             print("    " + line, file=self.out)
 
-    def last_told(self) -> None:
-        """What the bot last told the judges at login (the outbox), if the database has it."""
+    def read(self, query: Callable[[Database], T]) -> T | None:
+        """`query(db)` on the database, as this account (WOLFJUDGE_HOST) sees it; None when
+        its schema is not current (nothing is read)."""
         if self.database_url is None:
-            return
-        from bot.store.chat import ChatStore
+            return None
         from bot.store.db import Database
 
         db = Database(self.database_url)
         db.host = self.host
         try:
-            told = ChatStore(db).last_told("chat/capabilities/")
+            return query(db)
         finally:
             db.dispose()
+
+    def last_told(self) -> None:
+        """What the bot last told the judges at login (the outbox), if the database has it."""
+        if self.database_url is None:
+            return
+        from bot.store.chat import ChatStore
+
+        told = self.read(lambda db: ChatStore(db).last_told("chat/capabilities/"))
         if told is None:
             print("    " + t("doctor.never_told"), file=self.out)
             return

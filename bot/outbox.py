@@ -13,8 +13,10 @@ its texts in the order they were written (`seal`). A merged row keeps its first 
 one transaction: a restart never sends a merged text twice, or half of it. A turn that never
 ends (the process died inside it) is ended by the next process that starts for the account
 (`release_dead_turns`: a turn names the process that holds it, and one process serves an
-account at a time), so what it holds goes at once; failing that, its rows go after TURN_HOLD,
-as they were.
+account at a time; two at once, as README "One bot per account at a time" says, would end each
+other's live turns early: a recipient could get one step in two messages), so what it holds
+goes at once; failing that, its rows go after TURN_HOLD, as they were. A row once tried keeps
+its text and key (bot/store/outbox.py `_held`): it is never merged afterwards.
 
 The queue's order: each recipient's messages go in the order they were written; among
 recipients, whoever is owed an answer to their own command (`priority` 0: a receipt, a

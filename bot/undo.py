@@ -185,11 +185,12 @@ def plan(params: Mapping[str, Any], rows: Sequence[LogEntry], target: Candidate,
         clock = row.at if clock is None else max(clock, row.at)
         if row.seq in skip:
             continue
+        cmd = parse_command(decode(row.body))
         if row.seq > target.seq:
-            late = _come_due(state, clock)
+            late = _come_due(state, clock, _notice(cmd))
             if late is not None:
                 return _late(late)
-        got = handle(state, parse_command(decode(row.body)), row.at)
+        got = handle(state, cmd, row.at)
         if isinstance(got, Rejection):
             return Refusal("undo.depends")
         state, events = got
@@ -207,14 +208,25 @@ def plan(params: Mapping[str, Any], rows: Sequence[LogEntry], target: Candidate,
     return Plan(target, state, [event_of(r.body) for r in logged[target.seq]])
 
 
-def _come_due(state: GameState, when: datetime) -> Deadline | None:
-    """A deadline of the replayed `state` (a reminder is none) due by `when`: in the game as
-    it was, every deadline due by then had fired and is logged as a tick, so this one would
-    fire later than its time, after commands that came after it (P-UNDO-7)."""
+def _come_due(state: GameState, when: datetime, firing: str | None = None) -> Deadline | None:
+    """A deadline of the replayed `state` (a reminder is none) due by `when`, other than the
+    notice the next row fires (`firing`): in the game as it was, every deadline due by then had
+    fired and is logged as a tick, so this one would fire later than its time, after commands
+    that came after it (P-UNDO-7)."""
     if state.over or state.paused_at is not None:
         return None
-    due = [d for d in state.deadlines if d.kind != "remind" and d.due <= when]
+    due = [d for d in state.deadlines
+           if d.kind != "remind" and d.id != firing and d.due <= when]
     return min(due, key=lambda d: (d.due, d.id)) if due else None
+
+
+def _notice(cmd: Command) -> str | None:
+    """The deadline a tick that can follow an undoable command fires at its time, as it would
+    have without the command: the review's notice of the moved open (P-REVIEW-4; no phase
+    move). (Any other tick but a reminder's moved the phase: nothing before it is undone.)"""
+    if isinstance(cmd, Tick) and cmd.deadline_id.startswith(f"{OPEN_NOTICE}:"):
+        return cmd.deadline_id
+    return None
 
 
 def _late(dl: Deadline) -> Refusal:

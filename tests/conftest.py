@@ -22,8 +22,8 @@ strict_views()
 
 
 # The contracts the project is tested against live in the repository (docs/spec/), so the tests
-# read nothing outside it; tests/test_spec_copy.py says when the product owner's originals
-# (where present) have moved on from them.
+# read nothing outside it; tests/test_spec_copy.py holds them to the digests they were copied
+# with (docs/spec/README.md: taking a newer original over).
 SPEC = ROOT / "docs" / "spec"
 
 

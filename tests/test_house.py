@@ -10,10 +10,10 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+from astnames import imports
 
 from bot.chat.verbs import FREE, Registry, handles
 from bot.commands.vocabulary import VERBS
@@ -54,16 +54,6 @@ def test_a_handler_names_only_verbs_of_the_vocabulary_and_only_once() -> None:
 
     with pytest.raises(ValueError, match="two handlers"):
         Registry().collect([One(), Two()])
-
-
-def imports(path: Path) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-    return found
 
 
 def modules(folder: str) -> list[Path]:

@@ -1,36 +1,29 @@
 """The rules, scenario, chat and architecture contracts are kept in docs/spec/ (the tests read
-only the repository). Where the product owner's originals are present (WOLFJUDGE_SHARED, by
-default the folder `shared` beside the checkout: a developer's checkout, CI), a copy that
-differs from them fails here, so an updated contract is never tested against silently. And no
+only the repository), pinned by docs/spec/SHA256SUMS: a copy edited here fails. And no
 comment or doc anywhere in the repository names a file a clone does not have: a contract is
-cited by its copy (`RULES.md`, `docs/spec/ARCHITECTURE.md`), never by the originals' folder
-(this module is where they are read)."""
+cited by its copy (`RULES.md`, `docs/spec/ARCHITECTURE.md`), never by the originals' folder."""
 
 from __future__ import annotations
 
-import os
+import hashlib
 import re
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "docs" / "spec"
 
 
-def shared_dir() -> Path:
-    return Path(os.environ.get("WOLFJUDGE_SHARED", ROOT.parent / "shared"))
-
-
-@pytest.mark.parametrize("name", ["RULES.md", "SCENARIOS.md", "CHAT.md", "ARCHITECTURE.md"])
-def test_spec_copy_matches_shared(name: str) -> None:
-    ours = SPEC / name
-    assert ours.exists(), f"docs/spec/{name} is missing"
-    theirs = shared_dir() / name
-    if not theirs.exists():
-        pytest.skip(f"no {theirs} here: the copy in docs/spec/ is what is tested")
-    assert ours.read_bytes() == theirs.read_bytes(), (
-        f"{theirs} differs from docs/spec/{name}: copy it over and update the code to it")
+def test_the_copies_are_the_pinned_contracts() -> None:
+    """Each copy is byte for byte what docs/spec/SHA256SUMS pins (docs/spec/README.md says how
+    a newer original is taken over): a contract edited here fails."""
+    sums = dict(reversed(line.split(maxsplit=1)) for line in
+                (SPEC / "SHA256SUMS").read_text(encoding="utf-8").splitlines())
+    assert sorted(sums) == ["ARCHITECTURE.md", "CHAT.md", "RULES.md", "SCENARIOS.md"]
+    for name, digest in sums.items():
+        ours = SPEC / name
+        assert ours.exists(), f"docs/spec/{name} is missing"
+        assert hashlib.sha256(ours.read_bytes()).hexdigest() == digest, (
+            f"docs/spec/{name} is not the pinned contract (docs/spec/README.md)")
 
 
 # Where the comments are checked: the whole repository but the copies themselves.

@@ -3,25 +3,13 @@ made only for type checking), and nothing in engine/ imports a ruleset."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from astnames import imports
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
 MODULES = {f"engine.{p.stem}" for p in ENGINE.glob("*.py") if p.stem != "__init__"}
-
-
-def imports(path: Path) -> set[str]:
-    """Every engine module `path` imports, anywhere in the file (TYPE_CHECKING blocks too)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
-    return found
-
 
 GRAPH = {f"engine.{p.stem}": imports(p) & MODULES for p in ENGINE.glob("*.py")
          if p.stem != "__init__"}

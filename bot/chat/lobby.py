@@ -21,7 +21,7 @@ from typing import Any
 from bot import options_text
 from bot.commands.numbers import NUMBER_RUN
 from bot.commands.parse import ParseError, parse
-from bot.texts import camp_name, role_name, t, texts
+from bot.texts import camp_name, role_name, ruleset_name, t, texts
 from bot.transport import Capabilities
 from engine import new_game, rng
 from engine.game import RoleSetError, check_role_set
@@ -142,8 +142,11 @@ def option_hint(ruleset: str, key: str, value: Any) -> str:
 
 # Letters that show nothing: a 马甲 holding one displays as another name (`小\u200b明` reads as
 # `小明`; a direction control reverses what follows). Beyond the categories Cf (format: the
-# bidi controls, zero-width space and joiners, the soft hyphen) and Cc (controls).
-INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# bidi controls, zero-width space and joiners, the soft hyphen) and Cc (controls): the fillers,
+# the combining grapheme joiner, Khmer's invisible vowels and Mongolian's variation selectors
+# (the other variation selectors stay: an emoji takes them, `❤️`).
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5"
+                      "\u180b\u180c\u180d\u180f")
 
 
 def check_name(name: str) -> None:
@@ -197,12 +200,27 @@ def parse_roles(ruleset: str, text: str) -> list[str]:
         m = re.fullmatch(r"(.+?)(?:[×xX*＊](\d{1,2}))?", token)
         role = by_name.get(m[1]) if m else None
         if m is None or role is None:
-            raise LobbyError("bad_roles", detail=t("roles_unknown", name=token[:20],
-                                                   names="、".join(names.values())))
+            raise bad_roles(ruleset, t("roles_unknown", name=token[:20],
+                                       names="、".join(names.values())))
         roles += [role] * int(m[2] or 1)
     if not roles:
-        raise LobbyError("bad_roles", detail=t("roles_empty"))
+        raise bad_roles(ruleset, t("roles_empty"))
     return roles
+
+
+def conflict(options: Mapping[str, Any]) -> LobbyError:
+    """Options each fine alone but not together, each named with its label."""
+    named = "、".join(map(options_text.named, options)) or "-"
+    return LobbyError("bad_option", key=named, detail=t("option_conflict", detail=named))
+
+
+def bad_roles(ruleset: str, detail: str) -> LobbyError:
+    """A refused `角色`, with how to write one: the ruleset's own preset as the example (a set
+    of another ruleset's roles would be refused too)."""
+    preset = get_ruleset(ruleset).preset(counts(ruleset)[0], {})
+    example = " ".join(role_name(ruleset, r) + (f"×{preset.count(r)}" if preset.count(r) > 1
+                                                 else "") for r in dict.fromkeys(preset))
+    return LobbyError("bad_roles", detail=detail, example=example)
 
 
 def check_game(ruleset: str, players: int, options: Mapping[str, Any],
@@ -211,15 +229,15 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
     `roles`, the judge's own role set instead of the preset for `players`."""
     if roles is not None:
         if len(roles) not in counts(ruleset):
-            raise LobbyError("bad_count", ruleset=ruleset, count=len(roles),
+            raise LobbyError("bad_count", ruleset=ruleset_name(ruleset), count=len(roles),
                              counts=counts_text(ruleset))
         try:
             check_role_set(ruleset=ruleset, roles=roles, options=dict(options))
         except RoleSetError as exc:
-            raise LobbyError("bad_roles", detail=role_set_reason(ruleset, exc)) from None
+            raise bad_roles(ruleset, role_set_reason(ruleset, exc)) from None
         except (OptionError, ValueError) as exc:
             log.info("roles %r refused: %s", roles, exc)
-            raise LobbyError("bad_roles", detail=t("roles_refused")) from None
+            raise bad_roles(ruleset, t("roles_refused")) from None
         return
     rs = get_ruleset(ruleset)
     for key in options:
@@ -238,15 +256,13 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
         _trial(ruleset, players, dict(options))
     except OptionError as exc:
         if "played by" in str(exc):
-            raise LobbyError("bad_count", ruleset=ruleset, count=players,
+            raise LobbyError("bad_count", ruleset=ruleset_name(ruleset), count=players,
                              counts=counts_text(ruleset)) from None
         log.info("options %r refused together: %s", options, exc)
-        raise LobbyError("bad_option", key="、".join(options) or "-",
-                         detail=t("option_conflict", detail="、".join(options))) from None
+        raise conflict(options) from None
     except ValueError as exc:
         log.info("options %r refused together: %s", options, exc)
-        raise LobbyError("bad_option", key="、".join(options) or "-",
-                         detail=t("option_conflict", detail="、".join(options))) from None
+        raise conflict(options) from None
 
 
 def role_set_reason(ruleset: str, exc: RoleSetError) -> str:

@@ -316,9 +316,11 @@ class ChatStore:
         with self.db.write() as s:
             last = s.scalars(select(OutboxRow).where(OutboxRow.dedupe_key.like(prefix + "%"))
                              .order_by(OutboxRow.id.desc()).limit(1)).first()
-            if last is not None and last.sent_at is None and (
+            if last is not None and last.sent_at is None and last.attempts == 0 and (
                     last.next_attempt_at > now + SUMMARY_MARGIN):
-                last.text = text  # still waiting for its minute: it says the latest
+                # still waiting for its minute, never tried (a tried one may have been shown
+                # under its key): it says the latest
+                last.text = text
                 if at_once:
                     last.next_attempt_at = now
                 return

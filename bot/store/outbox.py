@@ -52,7 +52,7 @@ class OutboxStore:
         self.db = db
 
     def seal(self, key: str, now: datetime, merge: Merge) -> int:
-        """End turn `key` in one transaction: its rows still held at `now` (unsent; one whose
+        """End turn `key` in one transaction: its rows still held at `now` (`_held`: one whose
         hold ran out may be on its way already), in the order written, with their addresses,
         are handed to `merge`, which changes them in place and names the rows merged into
         others (deleted here) and how many remain (returned)."""
@@ -65,8 +65,7 @@ class OutboxStore:
         with self.db.write() as s:
             held = s.scalars(select(OutboxRow.turn).distinct()
                              .outerjoin(Game, Game.id == OutboxRow.game_id)
-                             .where(OutboxRow.turn.is_not(None), OutboxRow.sent_at.is_(None),
-                                    OutboxRow.next_attempt_at > now,
+                             .where(OutboxRow.turn.is_not(None), _held(now),
                                     of_this_host(self.db.host)))
             dead = [t for t in held if t is not None and ended(t)]
             for key in dead:
@@ -111,10 +110,17 @@ class OutboxStore:
         return True
 
 
+def _held(now: datetime) -> ColumnElement[bool]:
+    """A turn's row still held at `now`: unsent, never tried, its hold not run out. A row the
+    deliverer has tried (its hold ran out in a long turn) may have reached its reader under
+    its key: it keeps its text, whatever its turn writes after it."""
+    return and_(OutboxRow.sent_at.is_(None), OutboxRow.attempts == 0,
+                OutboxRow.next_attempt_at > now)
+
+
 def _seal(s: Session, key: str, now: datetime, merge: Merge) -> int:
-    rows = [r for r in s.scalars(select(OutboxRow).where(
-        OutboxRow.turn == key, OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id))
-        if r.next_attempt_at > now]
+    rows = list(s.scalars(select(OutboxRow).where(OutboxRow.turn == key, _held(now))
+                          .order_by(OutboxRow.id)))
     if not rows:
         return 0
     gone, remaining = merge(rows, addresses(s, {r.game_id for r in rows}))

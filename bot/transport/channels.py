@@ -6,7 +6,10 @@ transport and drive it through the `Transport` interface (bot/transport/__init__
 
 How to add a channel (one module plus one line here):
 
-1. Write `bot/transport/NAME.py` (the only module that imports the platform's library):
+1. Write `bot/transport/NAME.py` (the only module that imports the platform's library). A
+   platform the bot holds a connection to subclasses `ConnectedTransport`
+   (bot/transport/connected.py: the threads, reconnection, calls, pacing and the life cycle
+   below are done there; the module writes `_connect`, `_teardown` and the sends):
    - a `Transport` subclass: `send_dm` and `post`; what the platform allows of `create_room`,
      `add_member`, `remove_member`, `members` (else the defaults raise `Unsupported` and the
      bot falls back); `start` (connect in the background, return at once), `wait_ready`,

@@ -9,6 +9,9 @@ One connection carries both directions (the "universal" endpoint): the implement
 events (`post_type` message, notice, request, meta_event) and answers each API call
 (`{"action", "params", "echo"}`) with `{"status", "retcode", "data", "message", "echo"}`; the
 echo pairs an answer with its call. A contact is the QQ number as text, a room a group number.
+The loop and worker threads, the reconnection, calls from other threads, pacing and the life
+cycle are `ConnectedTransport`'s (bot/transport/connected.py), as on WeChat; this module is
+OneBot's protocol.
 
 Why the `websockets` client (the PyPI package, asyncio API) and no OneBot SDK: the bot is the
 client of a forward WebSocket, and the maintained Python SDKs are servers for the reverse
@@ -58,20 +61,15 @@ What it does for the bot:
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import itertools
 import json
 import logging
-import queue
-import random
 import re
-import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, Field
@@ -85,14 +83,13 @@ from bot.transport import (
     ByHand,
     Capabilities,
     Incoming,
-    Interrupted,
     Refused,
-    Transport,
     TransportError,
     Unreachable,
     Unsupported,
 )
 from bot.transport.channels import Channel, Setup
+from bot.transport.connected import ConnectedTransport, epoch
 from bot.transport.guard import Guard, GuardSettings
 from bot.transport.pacing import Pacer, PacingSettings
 
@@ -103,7 +100,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
 TOKEN_REFUSED = 1403  # NapCat's answer to a wrong token, after the handshake
-DELIVERED_KEYS = 20_000  # outbox keys remembered as sent
 RECENT_CONTACTS = 100  # conversations asked of get_recent_contact at a catch-up
 SLACK = 60  # seconds the catch-up reads back before its mark (clocks, a message in flight)
 SEEN_MAX = 50_000  # message ids remembered as queued
@@ -190,14 +186,24 @@ def unescape_cq(raw: str) -> str:
             .replace("&amp;", "&")).strip()
 
 
+def _headers(token: str) -> dict[str, str] | None:
+    """The handshake's: the access token as a Bearer (none: no header)."""
+    return {"Authorization": f"Bearer {token}"} if token else None
+
+
+def _data(action: str, answer: dict[str, Any]) -> Any:
+    """An API call's answer: its `data`, or `OneBotFailed` (retcode 1 is "queued": done)."""
+    if answer.get("status") != "ok" and answer.get("retcode") not in (0, 1):
+        raise OneBotFailed(action, int(answer.get("retcode") or -1),
+                           str(answer.get("message") or answer.get("wording") or ""))
+    return answer.get("data")
+
+
 def _seconds(value: Any) -> int:
-    """A message time as QQ gives it (epoch seconds, as a number or text; milliseconds read
-    as seconds), 0 when it is none."""
-    try:
-        when = int(value or 0)
-    except (TypeError, ValueError):
-        return 0
-    return when // 1000 if when > 10**11 else when
+    """A time QQ gives (a message's `time`, a recent contact's `msgTime`: `epoch`) in epoch
+    seconds; 0 when it is none."""
+    sent = epoch(value)
+    return int(sent.timestamp()) if sent is not None else 0
 
 
 def _qq(value: str) -> int | str:
@@ -205,13 +211,15 @@ def _qq(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
 
-class OneBotTransport(Transport):
+class OneBotTransport(ConnectedTransport):
     """`url`: the implementation's WebSocket server (`ws://host:port`); `token`: its access
     token (empty: none). Callbacks run on the worker thread, in order with the messages:
     `on_friend_request(user, comment) -> bool` (approve?), `on_unreachable(contact)` (a DM
     failed: not a friend), `on_guarded(conversation, is_room)` (the guard stopped sending to
-    it for a while)."""
+    it for a while). The threads, the supervision, the calls, pacing and the life cycle:
+    `ConnectedTransport`."""
 
+    label = "onebot"
     instant = False
     can_create_rooms = False
     can_manage_members = False  # no invitations; a kick where the bot is admin (remove_member)
@@ -230,17 +238,13 @@ class OneBotTransport(Transport):
         only; a new one starts from the replay window)."""
         if not url.startswith(("ws://", "wss://")):
             raise ValueError("the OneBot URL is ws://host:port (or wss://)")
+        super().__init__(url, handler=handler, pacer=pacer, timeout=timeout,
+                         connect_wait=connect_wait, reconnect_min=reconnect_min,
+                         reconnect_max=reconnect_max, replay_window=replay_window)
         self.url = url
         self.token = token
-        self.handler = handler
         self.capabilities = QQ  # what a QQ account can do, before it says which app it is
-        self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self.guard = guard
-        self.timeout = timeout
-        self.connect_wait = connect_wait
-        self.reconnect_min = reconnect_min
-        self.reconnect_max = reconnect_max
-        self.replay_window = replay_window
         self.catchup_count = catchup_count
         self.catchup_pages = catchup_pages
         self.recent_count = recent_count
@@ -248,41 +252,24 @@ class OneBotTransport(Transport):
         self.ping_interval = ping_interval
         self.account: Account | None = None
         self.token_refused = False
-        self.logins = 0
-        self.started_at: datetime | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: threading.Thread | None = None
-        self._worker: threading.Thread | None = None
-        self._task: asyncio.Task[None] | None = None
         self._ws: ClientConnection | None = None
         self._answers: dict[str, asyncio.Future[Any]] = {}
         self._echo = itertools.count(1)
-        self._queue: queue.Queue[Incoming | Callable[[], None] | None] = queue.Queue()
-        self._ready = threading.Event()  # logged in on a live connection, caught up
-        self._stopping = threading.Event()
-        self._halted = threading.Event()
-        self._cond = threading.Condition()
-        self._pending = 0  # messages and callbacks queued or being handled
         self._catching = False  # a catch-up is under way: live messages wait behind it
         self._held: list[dict[str, Any]] = []
         self._seen: OrderedDict[str, None] = OrderedDict()
-        self._delivered: OrderedDict[str, None] = OrderedDict()
         self._friends: set[str] = set()
         self._newest = 0  # the newest message time (epoch seconds) seen, live or caught up
         self._failed: int | None = None  # the oldest message time whose handling failed
         self._kept = 0  # the mark as last kept (`mark`)
         self._unreachable: set[str] = set()  # told once per contact until it is a friend
 
-    # life cycle ---------------------------------------------------------------------------------
     @property
     def self_id(self) -> str | None:
         return self.account.self_id if self.account else None
 
-    def start(self) -> None:
-        """Connect in the background (loop and worker threads); return at once."""
-        if self._loop_thread is not None:
-            raise RuntimeError("already started")
-        self.started_at = datetime.now(UTC)
+    def _starting(self) -> None:
+        assert self.started_at is not None
         self._newest = int((self.started_at - self.replay_window).timestamp())
         if self.mark is not None:
             try:
@@ -293,112 +280,21 @@ class OneBotTransport(Transport):
             if kept is not None:
                 self._kept = kept
                 self._newest = max(self._newest, kept)
-        self._stopping.clear()
-        self._worker = threading.Thread(target=self._work, name="onebot-worker", daemon=True)
-        self._worker.start()
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        started = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(loop)
-            self._task = loop.create_task(self._supervise())
-            started.set()
-            with contextlib.suppress(asyncio.CancelledError):
-                loop.run_until_complete(self._task)
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for t in pending:
-                t.cancel()
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-        self._loop_thread = threading.Thread(target=run, name="onebot-loop", daemon=True)
-        self._loop_thread.start()
-        started.wait()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Disconnect, finish the message being handled, stop both threads."""
-        self._stopping.set()
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(task.cancel)
-        if self._loop_thread is not None:
-            self._loop_thread.join(timeout)
-        self._queue.put(None)
-        if self._worker is not None and self._worker is not threading.current_thread():
-            self._worker.join(timeout)
-        self._loop_thread = self._worker = None
-        self._ready.clear()
-
-    def halt(self) -> None:
-        """No new send starts (a pacing wait ends with `Interrupted`); the one in flight
-        finishes. Safe from a signal handler."""
-        self._halted.set()
-
-    @property
-    def connected(self) -> bool:
-        return self._ready.is_set()
-
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout)
-
-    def wait_settled(self, limit: float = 30.0) -> bool:
-        """Connected, caught up on what was sent while the bot was away, and all of it handled
-        (the runner starts the deadlines after this)."""
-        end = time.monotonic() + limit
-        if not self._ready.wait(limit):
-            return False
-        with self._cond:
-            return bool(self._cond.wait_for(
-                lambda: self._pending == 0 or self._stopping.is_set() or self._halted.is_set(),
-                max(0.0, end - time.monotonic()))) and self._pending == 0
-
-    def wait_logins(self, count: int, timeout: float) -> bool:
-        """Until `count` logins have happened (2: the first reconnect) and the transport is
-        ready; False on timeout."""
-        with self._cond:
-            return bool(self._cond.wait_for(
-                lambda: self.logins >= count and self._ready.is_set(), timeout))
 
     # the connection (on the loop) ----------------------------------------------------------------
-    async def _supervise(self) -> None:
-        attempt = 0
-        while not self._stopping.is_set():
-            before = self.logins
-            try:
-                await self._session()
-                log.warning("onebot: the connection to %s closed", self.url)
-            except asyncio.CancelledError:
-                await self._teardown()
-                raise
-            except TokenRefused:
-                self.token_refused = True
-                log.error("onebot: %s refused the token (WOLFJUDGE_ONEBOT_TOKEN)", self.url)
-            except InvalidStatus as exc:
-                code = exc.response.status_code
-                self.token_refused = code in (401, 403)
-                log.warning("onebot: %s answered the handshake with HTTP %s", self.url, code)
-            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError,
-                    TransportError) as exc:
-                log.warning("onebot: connection to %s failed: %s: %s", self.url,
-                            type(exc).__name__, exc)
-            await self._teardown()
-            if self._stopping.is_set():
-                break
-            if self.logins > before:
-                attempt = 0
-            delay = min(self.reconnect_max, self.reconnect_min * 2 ** attempt)
-            delay *= 1 + random.uniform(0, 0.25)
-            attempt += 1
-            log.info("onebot: reconnecting in %.1f s", delay)
-            await asyncio.sleep(delay)
+    def _connection_failed(self, exc: Exception) -> None:
+        if isinstance(exc, TokenRefused):
+            self.token_refused = True
+            log.error("onebot: %s refused the token (WOLFJUDGE_ONEBOT_TOKEN)", self.url)
+        elif isinstance(exc, InvalidStatus):
+            code = exc.response.status_code
+            self.token_refused = code in (401, 403)
+            log.warning("onebot: %s answered the handshake with HTTP %s", self.url, code)
+        else:
+            super()._connection_failed(exc)
 
-    async def _session(self) -> None:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
-        async with connect(self.url, additional_headers=headers, proxy=None,
+    async def _connect(self) -> None:
+        async with connect(self.url, additional_headers=_headers(self.token), proxy=None,
                            open_timeout=self.timeout, ping_interval=self.ping_interval,
                            ping_timeout=self.ping_interval, max_size=MAX_FRAME,
                            compression=None) as ws:
@@ -473,10 +369,7 @@ class OneBotTransport(Transport):
             raise Refused(f"{action}: the OneBot connection closed") from exc
         finally:
             self._answers.pop(echo, None)
-        if answer.get("status") != "ok" and answer.get("retcode") not in (0, 1):
-            raise OneBotFailed(action, int(answer.get("retcode") or -1),
-                               str(answer.get("message") or answer.get("wording") or ""))
-        return answer.get("data")
+        return _data(action, answer)
 
     async def _login(self) -> None:
         info = await self._api("get_login_info")
@@ -493,14 +386,8 @@ class OneBotTransport(Transport):
         await self._refresh_friends()
         caps = replace(QQ, puppet=app or None, reported=True, account=self.account.self_id)
         self.capabilities = caps
-        with self._cond:
-            self.logins += 1
-            first = self.logins == 1
-        if not first and self.on_reconnect is not None:
-            self._enqueue(self.on_reconnect)
-        if self.on_capabilities is not None:
-            told = self.on_capabilities
-            self._enqueue(lambda: told(caps))
+        self._logged_in()
+        self._tell(self.on_capabilities, caps)
         log.info("onebot: logged in as %s (%s)", self.account.self_id, app or "?")
         await self._catch_up()
         self._set_ready(True)
@@ -508,14 +395,6 @@ class OneBotTransport(Transport):
     async def _refresh_friends(self) -> None:
         friends = await self._api("get_friend_list")
         self._friends = {str(f.get("user_id")) for f in friends or [] if isinstance(f, dict)}
-
-    def _set_ready(self, ready: bool) -> None:
-        with self._cond:
-            if ready:
-                self._ready.set()
-            else:
-                self._ready.clear()
-            self._cond.notify_all()
 
     # events --------------------------------------------------------------------------------------
     def _event(self, ev: dict[str, Any]) -> None:
@@ -545,13 +424,12 @@ class OneBotTransport(Transport):
         sender = str(ev.get("user_id", ""))
         if not msg_id or not sender or sender == self.self_id or msg_id in self._seen:
             return False
-        when = ev.get("time")
-        sent = datetime.fromtimestamp(when, UTC) if isinstance(when, int | float) else None
-        now = datetime.now(UTC)
+        sent = epoch(ev.get("time"))
         if sent is not None:
             self._newest = max(self._newest, int(sent.timestamp()))
-            if sent < now - self.replay_window:
-                return False  # too old to act on (README: a day)
+        at = self._received_at(sent)
+        if at is None:
+            return False  # too old to act on (README: a day)
         text = segment_text(ev.get("message"), self.self_id)
         if not text and isinstance(ev.get("raw_message"), str):
             text = unescape_cq(ev["raw_message"])
@@ -562,15 +440,8 @@ class OneBotTransport(Transport):
             return False
         room = str(ev["group_id"]) if ev.get("message_type") == "group" and ev.get(
             "group_id") else None
-        at = min(sent, now) if sent is not None else now
         self._enqueue(Incoming(msg_id=msg_id, sender=sender, text=text, at=at, room=room))
         return True
-
-    def _enqueue(self, item: Incoming | Callable[[], None]) -> None:
-        """For the worker: a message or a callback (`wait_settled` waits for both)."""
-        with self._cond:
-            self._pending += 1
-        self._queue.put(item)
 
     async def _catch_up(self) -> None:
         """The messages sent while the bot was not connected, from QQ's history: the latest of
@@ -595,7 +466,7 @@ class OneBotTransport(Transport):
             log.warning("onebot: catching up stopped: %s", exc)
         finally:
             self._catching = False
-            caught = sorted(found.values(), key=lambda e: (e.get("time") or 0,
+            caught = sorted(found.values(), key=lambda e: (_seconds(e.get("time")),
                                                            e.get("message_id") or 0))
             held, self._held = self._held, []
             taken = sum(self._take(ev) for ev in caught)
@@ -644,10 +515,10 @@ class OneBotTransport(Transport):
             except OneBotFailed:
                 break  # an empty conversation is an error in NapCat ("消息…不存在")
             msgs = [m for m in page if isinstance(m, dict)]
-            out += [m for m in msgs if int(m.get("time") or 0) >= since]
-            oldest = min((m for m in msgs), key=lambda m: m.get("time") or 0, default=None)
+            out += [m for m in msgs if _seconds(m.get("time")) >= since]
+            oldest = min(msgs, key=lambda m: _seconds(m.get("time")), default=None)
             if (oldest is None or len(msgs) < self.catchup_count
-                    or int(oldest.get("time") or 0) < since
+                    or _seconds(oldest.get("time")) < since
                     or oldest.get("message_seq") in (None, seq)):
                 break
             seq = int(oldest["message_seq"])
@@ -659,15 +530,12 @@ class OneBotTransport(Transport):
         decide = self.on_friend_request
         if decide is None or not user or not flag:
             return
-        loop = self._loop
 
         def ask() -> None:
-            if not decide(user, comment) or loop is None:
+            if not decide(user, comment):
                 return
-            fut = asyncio.run_coroutine_threadsafe(
-                self._api("set_friend_add_request", {"flag": flag, "approve": True}), loop)
             try:
-                fut.result(self.timeout)
+                self.call("set_friend_add_request", {"flag": flag, "approve": True})
             except Exception as exc:
                 log.warning("onebot: approving %s's friend request failed: %s", user, exc)
                 return
@@ -677,46 +545,18 @@ class OneBotTransport(Transport):
 
         self._enqueue(ask)
 
-    # the worker ---------------------------------------------------------------------------------
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            try:
-                if isinstance(item, Incoming):
-                    if self.handler is not None:
-                        self.handler(item)
-                else:
-                    item()
-            except Exception:
-                log.exception("onebot: handling %r failed", getattr(item, "msg_id", item))
-                if isinstance(item, Incoming):  # not committed: the next catch-up reads it
-                    self._forget(item.msg_id)
-                    when = int(item.at.timestamp())
-                    self._failed = when if self._failed is None else min(self._failed, when)
-            finally:
-                with self._cond:
-                    self._pending -= 1
-                    drained = self._pending == 0
-                    self._cond.notify_all()
-                if drained:
-                    self._keep_mark()
+    # the mark (on the worker thread) -------------------------------------------------------------
+    def _done(self, message: Incoming, committed: bool) -> None:
+        if committed or self.handler is None:
+            return
+        # Not committed (the handler raised): the next catch-up reads it again.
+        self._on_loop(self._seen.pop, message.msg_id, None)  # (the loop owns `_seen`)
+        when = int(message.at.timestamp())
+        self._failed = when if self._failed is None else min(self._failed, when)
 
-    def _forget(self, msg_id: str) -> None:
-        """On the loop (which owns `_seen`): the id may be queued again."""
-        loop = self._loop
-        if loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to forget
-                loop.call_soon_threadsafe(self._seen.pop, msg_id, None)
-
-    def _place(self) -> int:
-        """The catch-up's mark: the newest message time seen, held back by a failed one."""
-        return self._newest if self._failed is None else min(self._newest, self._failed)
-
-    def _keep_mark(self) -> None:
-        """Everything handed over is handled: the mark is kept (on the worker thread, after
-        the handler's commit), so that the next process reads back only to here."""
+    def _drained(self) -> None:
+        """Everything handed over is handled: the mark is kept (after the handler's commit),
+        so that the next process reads back only to here."""
         place = self._place()
         if self.mark is None or place <= self._kept:
             return
@@ -726,44 +566,16 @@ class OneBotTransport(Transport):
         except Exception:  # kept the next time; meanwhile a restart reads back further
             log.exception("onebot: the catch-up's mark could not be kept")
 
+    def _place(self) -> int:
+        """The catch-up's mark: the newest message time seen, held back by a failed one."""
+        return self._newest if self._failed is None else min(self._newest, self._failed)
+
     # calls from other threads --------------------------------------------------------------------
     def call(self, action: str, params: dict[str, Any] | None = None,
              timeout: float | None = None) -> Any:
         """One API call from any thread but the loop's; `Refused` when not connected, a
         timeout, or a failed answer (`OneBotFailed`, a `Refused`)."""
-        loop = self._loop
-        if loop is None or self._stopping.is_set() or self._halted.is_set():
-            raise Interrupted(f"{action}: the transport is stopping")
-        if self._loop_thread is threading.current_thread():
-            raise RuntimeError("OneBotTransport.call blocks: not on the loop thread")
-        if not self._ready.wait(self.connect_wait):
-            raise Refused(f"{action}: not connected to {self.url}")
-        limit = self.timeout if timeout is None else timeout
-        future = asyncio.run_coroutine_threadsafe(self._api(action, params, limit), loop)
-        try:
-            return future.result(limit + 1)
-        except concurrent.futures.TimeoutError as exc:
-            future.cancel()
-            raise Refused(f"{action}: no answer within {limit:g} s (it may have happened)"
-                          ) from exc
-        except TransportError:
-            raise
-        except Exception as exc:  # the connection went away under the call
-            raise Refused(f"{action}: {type(exc).__name__}: {exc}") from exc
-
-    def _pace(self, room: str | None = None) -> None:
-        loop = self._loop
-        if self.pacer is None or loop is None:
-            return
-        future = asyncio.run_coroutine_threadsafe(self.pacer.before_send(room), loop)
-        while True:  # a stop ends the wait at once (the send has not started)
-            try:
-                future.result(0.1)
-                return
-            except concurrent.futures.TimeoutError:
-                if self._halted.is_set() or self._stopping.is_set():
-                    future.cancel()
-                    raise Interrupted("the transport is stopping") from None
+        return self._run(action, lambda: self._api(action, params, timeout), timeout)
 
     def _guarded(self, conversation: str, text: str, *, room: bool) -> None:
         """The guard's word before a send: `Refused` while this conversation rests."""
@@ -772,14 +584,13 @@ class OneBotTransport(Transport):
         verdict = self.guard.check(conversation, text)
         if verdict.allowed:
             return
-        if verdict.tripped and self.on_guarded is not None:
-            told = self.on_guarded
-            self._enqueue(lambda: told(conversation, room))
+        if verdict.tripped:
+            self._tell(self.on_guarded, conversation, room)
         raise Refused(f"the risk guard holds sends to {conversation} until "
                       f"{verdict.until:%H:%M:%S} UTC")
 
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
-        if key is not None and key in self._delivered:
+        if self._sent_before(key):
             return
         if self._ready.is_set() and contact not in self._friends and not self._is_friend(contact):
             self._not_a_friend(contact)
@@ -795,7 +606,7 @@ class OneBotTransport(Transport):
         self._sent(key, contact, text)
 
     def post(self, room: str, text: str, *, key: str | None = None) -> None:
-        if key is not None and key in self._delivered:
+        if self._sent_before(key):
             return
         self._guarded(f"group:{room}", text, room=True)
         self._pace(room)
@@ -809,19 +620,13 @@ class OneBotTransport(Transport):
     def _sent(self, key: str | None, conversation: str, text: str) -> None:
         if self.guard is not None:
             self.guard.sent(conversation, text)
-        if key is not None:
-            self._delivered[key] = None
-            while len(self._delivered) > DELIVERED_KEYS:
-                self._delivered.popitem(last=False)
+        self._remember(key)
 
     def _is_friend(self, contact: str) -> bool:
         """Whether the contact is a friend, the list read again (a friend made elsewhere);
         True when the list cannot be read (the send then says for itself)."""
-        loop = self._loop
-        if loop is None:
-            return True
         try:
-            asyncio.run_coroutine_threadsafe(self._refresh_friends(), loop).result(self.timeout)
+            self._run("get_friend_list", self._refresh_friends)
         except Exception:
             return True
         return contact in self._friends
@@ -831,9 +636,7 @@ class OneBotTransport(Transport):
         and the row stays queued (it goes once they are)."""
         if contact not in self._unreachable:
             self._unreachable.add(contact)
-            if self.on_unreachable is not None:
-                told = self.on_unreachable
-                self._enqueue(lambda: told(contact))
+            self._tell(self.on_unreachable, contact)
         raise Unreachable(f"DM to {contact}: not a friend of the bot's QQ account")
 
     def create_room(self, name: str, members: list[str]) -> str:
@@ -961,18 +764,12 @@ def checks(check: Checkup, values: Mapping[str, Any]) -> None:
 
 
 def _bound_groups(check: Checkup, api: Callable[..., Any], self_id: str) -> None:
-    if check.database_url is None:
-        return
     from bot.store.chat import ChatStore
-    from bot.store.db import Database
     from bot.texts import room_name
 
-    db = Database(check.database_url)
-    db.host = check.host
-    try:
-        rooms = ChatStore(db).bound_rooms()
-    finally:
-        db.dispose()
+    rooms = check.read(lambda db: ChatStore(db).bound_rooms())
+    if rooms is None:
+        return
     if not rooms:
         check.warn("qq_no_groups")
         return
@@ -996,9 +793,8 @@ def _api_connection(url: str, token: str, timeout: float) -> Iterator[Callable[.
     from websockets.sync.client import connect as connect_sync
 
     api_url = url.rstrip("/") + "/api"
-    headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
-        ws = connect_sync(api_url, additional_headers=headers, open_timeout=timeout,
+        ws = connect_sync(api_url, additional_headers=_headers(token), open_timeout=timeout,
                           proxy=None, compression=None, max_size=MAX_FRAME)
     except InvalidStatus as exc:
         if exc.response.status_code in (401, 403):
@@ -1018,10 +814,7 @@ def _api_connection(url: str, token: str, timeout: float) -> Iterator[Callable[.
                 raise TokenRefused(str(data.get("message") or "token"))
             if data.get("echo") != echo:
                 continue
-            if data.get("status") != "ok" and data.get("retcode") not in (0, 1):
-                raise OneBotFailed(action, int(data.get("retcode") or -1),
-                                   str(data.get("message") or ""))
-            return data.get("data") or {}
+            return _data(action, data) or {}
 
     try:
         yield call

@@ -6,15 +6,14 @@ service over gRPC (issue 9), its settings (`WechatSettings`), how `wolfjudge run
     gRPC event stream ─> asyncio loop thread ─> queue ─> worker thread ─> handler(Incoming)
     worker thread: send_dm/post/create_room/... ─> run_coroutine_threadsafe ─> loop ─> gRPC
 
-Wechaty runs on an asyncio loop in a thread of its own. Each message from a contact becomes an
-`Incoming` (sender: the contact id; room: the room id or None; at: when it arrived, aware) and is
-queued; one worker thread hands them to the handler one at a time, in arrival order (the bot's
-`ChatBot.handle` is synchronous and does database work). The Transport methods are called from
-that worker thread (or any thread but the loop's): they run the wechaty coroutine on the loop and
-wait for it, raising `Refused` on a failure, a timeout or no connection, `Unsupported` where the
-puppet does not implement the call. The bot's own messages (a puppet echoes them) and messages
-older than the replay window (a day; the gateway keeps what comes while the bot is away) are
-dropped.
+Wechaty runs on an asyncio loop in a thread of its own, and one worker thread hands each message
+to the handler in arrival order (`ConnectedTransport`, bot/transport/connected.py: the threads,
+the supervision, calls from other threads, pacing, the life cycle). Each message from a contact
+becomes an `Incoming` (sender: the contact id; room: the room id or None; at: when it was sent,
+aware). The Transport methods run the wechaty coroutine on the loop and wait for it, raising
+`Refused` on a failure, a timeout or no connection, `Unsupported` where the puppet does not
+implement the call. The bot's own messages (a puppet echoes them) and messages older than the
+replay window (a day; the gateway keeps what comes while the bot is away) are dropped.
 
 A message is kept by the gateway until the bot has committed it (gateway/mailbox.js): when the
 handler has returned (the message applied and marked handled), or the message was dropped here,
@@ -27,10 +26,11 @@ An outbox row is shown once, also across a crash between its send and its mark: 
 send, a `ding` of `wolfjudge:sending {"key", "to", "sha"}` names the row, and the gateway makes
 no second send of a key it has sent (gateway/once.js); a send it drops answers as sent.
 
-The connection is supervised here, not by wechaty: each connection is a fresh `PuppetService` and
-`Wechaty` instance; when the event stream ends or fails, the transport reconnects with
-exponential backoff and jitter, and after every login but the first it calls `on_reconnect`
-(queued like a message, so it runs on the worker thread after the messages before it).
+The connection is supervised by the transport, not by wechaty: each connection is a fresh
+`PuppetService` and `Wechaty` instance; when the event stream ends or fails, the transport
+reconnects with exponential backoff and jitter, and after every login but the first it calls
+`on_reconnect` (queued like a message, so it runs on the worker thread after the messages
+before it).
 
 What was verified about this stack (python `wechaty==0.10.7` with `wechaty-puppet==0.4.23`,
 `wechaty-puppet-service==0.8.10`, `wechaty-grpc==0.20.19`, `grpclib 0.4.9`, on Python 3.11;
@@ -87,19 +87,15 @@ against Node `wechaty-puppet-service@1.19.9` serving `wechaty-puppet-mock@1.19.4
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import hashlib
 import io
 import json
 import logging
 import os
-import queue
-import random
 import socket
 import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -107,7 +103,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pydantic import AliasChoices, Field
@@ -117,13 +113,12 @@ from bot.capabilities import describe, read_report
 from bot.transport import (
     Capabilities,
     Incoming,
-    Interrupted,
     Refused,
-    Transport,
     TransportError,
     Unsupported,
 )
 from bot.transport.channels import Channel, Setup
+from bot.transport.connected import ConnectedTransport, epoch
 from bot.transport.pacing import Pacer
 
 if TYPE_CHECKING:
@@ -131,7 +126,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-DELIVERED_KEYS = 20_000  # outbox keys remembered as sent (a day of sends, and more)
 
 DEFAULT_TIMEOUT = 30.0
 CAPABILITIES_PROBE = "wolfjudge:capabilities"  # gateway/capabilities.js
@@ -172,13 +166,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _timestamp(value: int) -> datetime | None:
-    if not value:
-        return None
-    seconds = value / 1000 if value > 10**11 else value
-    return datetime.fromtimestamp(seconds, UTC)
-
-
 def _capabilities(data: str) -> Capabilities | None:
     """The gateway's answer to the probe, or None for any other `dong`."""
     try:
@@ -201,12 +188,17 @@ class _Session:
     dongs: asyncio.Queue[str] = field(default_factory=asyncio.Queue)  # `dong` events' data
 
 
-class WechatyTransport(Transport):
+class WechatyTransport(ConnectedTransport):
     """`endpoint`: the puppet service, `host:port` (plaintext gRPC); `token`: its token.
     `handler`: what each Incoming is given to (settable later, before `start`).
     `on_reconnect`: called on the worker thread after each login but the first.
-    `on_scan(qrcode, status)`: called on the loop when the service asks for a login scan."""
+    `on_scan(qrcode, status)`: called on the loop when the service asks for a login scan.
+    The threads, the supervision, the calls, pacing and the life cycle: `ConnectedTransport`."""
 
+    label = "wechaty"
+    # The gateway hands over what it kept right after a login, with no end marker: settled
+    # once no message event has come for this long and none waits.
+    quiet = 2.0
     instant = False
     can_create_rooms = True
     can_manage_members = True
@@ -223,152 +215,25 @@ class WechatyTransport(Transport):
                  cache_dir: str | None = None, pacer: Pacer | None = None) -> None:
         if not endpoint:
             raise ValueError("the puppet service endpoint (host:port) is required")
+        super().__init__(f"the puppet service {endpoint}", handler=handler, pacer=pacer,
+                         timeout=timeout, connect_wait=connect_wait,
+                         reconnect_min=reconnect_min, reconnect_max=reconnect_max,
+                         replay_window=replay_window)
         self.endpoint = endpoint
         self.token = token
-        self.handler = handler
         self.on_reconnect = on_reconnect
         self.on_scan = on_scan
         self.on_capabilities = on_capabilities
         self.capabilities = Capabilities()  # until the gateway reports them
-        self.timeout = timeout
-        self.connect_wait = connect_wait
-        self.reconnect_min = reconnect_min
-        self.reconnect_max = reconnect_max
-        self.replay_window = replay_window
-        self.pacer = pacer  # None: no pacing (tests); `wolfjudge run` always paces
         self._w = _load(cache_dir)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: threading.Thread | None = None
-        self._worker: threading.Thread | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._queue: queue.Queue[Incoming | Callable[[], None] | None] = queue.Queue()
         self._session: _Session | None = None
-        self._ready = threading.Event()
-        self._stopping = threading.Event()
-        self._halted = threading.Event()  # no new send starts (the bot is stopping)
-        self._cond = threading.Condition()
         # message ids seen (on the loop only): True once committed or dropped, False while
         # queued or being handled
         self._seen: OrderedDict[str, bool] = OrderedDict()
         self._acks: set[asyncio.Task[None]] = set()  # acknowledgements under way
-        self._delivered: OrderedDict[str, None] = OrderedDict()  # outbox keys sent
-        self._arrived = time.monotonic()  # when the last message event came
-        self._pending = 0  # messages queued or being handled
-        self.logins = 0  # logins so far (the first connection's, then each reconnect's)
-        self.started_at: datetime | None = None
         self.self_id: str | None = None
 
-    # life cycle ---------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Connect in the background (loop and worker threads); returns at once."""
-        if self._loop_thread is not None:
-            raise RuntimeError("already started")
-        self.started_at = datetime.now(UTC)
-        self._stopping.clear()
-        self._worker = threading.Thread(target=self._work, name="wechaty-worker", daemon=True)
-        self._worker.start()
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        started = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(loop)
-            self._task = loop.create_task(self._supervise())
-            started.set()
-            try:
-                loop.run_until_complete(self._task)
-            except asyncio.CancelledError:
-                pass
-            finally:
-                # As asyncio.run ends: what the library left waiting is cancelled and let
-                # finish before the loop closes (else a pending `get` complains at exit).
-                pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-                for t in pending:
-                    t.cancel()
-                with contextlib.suppress(Exception):
-                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-                    loop.run_until_complete(loop.shutdown_asyncgens())
-                loop.close()
-
-        self._loop_thread = threading.Thread(target=run, name="wechaty-loop", daemon=True)
-        self._loop_thread.start()
-        started.wait()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Disconnect, finish the queued messages, stop both threads."""
-        self._stopping.set()
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(task.cancel)
-        if self._loop_thread is not None:
-            self._loop_thread.join(timeout)
-        self._queue.put(None)
-        if self._worker is not None and self._worker is not threading.current_thread():
-            self._worker.join(timeout)
-        self._loop_thread = self._worker = None
-        self._ready.clear()
-
-    def halt(self) -> None:
-        """No new send starts from now on (a pacing wait ends with `Interrupted`); the one in
-        flight finishes. The first step of a clean stop; safe from a signal handler."""
-        self._halted.set()
-
-    @property
-    def connected(self) -> bool:
-        """Logged in on a live connection."""
-        return self._ready.is_set()
-
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout)
-
-    def wait_settled(self, limit: float = 30.0, *, quiet: float = 2.0) -> bool:
-        """Connected, and the messages that come at once after a login (the gateway replays
-        what was kept while the bot was away) handled: no message event for `quiet` seconds
-        and none waiting. `run` starts the deadlines after this, so that a night action sent
-        before a deadline that passed meanwhile counts. False after `limit` seconds."""
-        end = time.monotonic() + limit
-        if not self._ready.wait(limit):
-            return False
-        while time.monotonic() < end and not (self._stopping.is_set() or self._halted.is_set()):
-            if self._pending == 0 and time.monotonic() - self._arrived >= quiet:
-                return True
-            self._halted.wait(0.1)
-        return False
-
-    def wait_logins(self, count: int, timeout: float) -> bool:
-        """Wait until `count` logins have happened (2: the first reconnect) and the connection is
-        up; False on timeout."""
-        with self._cond:
-            ok = self._cond.wait_for(lambda: self.logins >= count and self._ready.is_set(),
-                                     timeout)
-        return bool(ok)
-
-    # supervision (on the loop) ------------------------------------------------------------------
-    async def _supervise(self) -> None:
-        attempt = 0
-        while not self._stopping.is_set():
-            before = self.logins
-            try:
-                await self._connect()
-                log.warning("wechaty: the event stream from %s ended", self.endpoint)
-            except asyncio.CancelledError:
-                await self._teardown()
-                raise
-            except Exception as exc:  # a dropped or refused connection: reconnect
-                log.warning("wechaty: connection to %s failed: %s: %s", self.endpoint,
-                            type(exc).__name__, exc)
-            await self._teardown()
-            if self._stopping.is_set():
-                break
-            if self.logins > before:
-                attempt = 0
-            delay = min(self.reconnect_max, self.reconnect_min * 2 ** attempt)
-            delay *= 1 + random.uniform(0, 0.25)
-            attempt += 1
-            log.info("wechaty: reconnecting in %.1f s", delay)
-            await asyncio.sleep(delay)
-
+    # the connection (on the loop) -------------------------------------------------------------
     async def _connect(self) -> None:
         w = self._w
         options = w["PuppetOptions"]()
@@ -427,27 +292,15 @@ class WechatyTransport(Transport):
         self._arrived = time.monotonic()
         session.arrivals.put_nowait(msg_id)
 
-    def _set_ready(self, ready: bool) -> None:
-        with self._cond:
-            if ready:
-                self._ready.set()
-            else:
-                self._ready.clear()
-            self._cond.notify_all()
-
     async def _on_login(self, session: _Session, payload: Any) -> None:
         if session is not self._session:
             return
         session.self_id = payload.contact_id
         session.bot.contact_id = payload.contact_id
         self.self_id = payload.contact_id
-        with self._cond:
-            self.logins += 1
-            first = self.logins == 1
         log.info("wechaty: logged in as %s", payload.contact_id)
+        self._logged_in()
         self._set_ready(True)
-        if not first and self.on_reconnect is not None:
-            self._queue.put(self.on_reconnect)
         asyncio.get_running_loop().create_task(self._probe(session))
 
     async def _probe(self, session: _Session) -> None:
@@ -470,9 +323,7 @@ class WechatyTransport(Transport):
         self.capabilities = caps
         self.can_create_rooms = caps.create_rooms
         self.can_manage_members = caps.add_members and caps.remove_members
-        if self.on_capabilities is not None:
-            told = self.on_capabilities
-            self._queue.put(lambda: told(caps))
+        self._tell(self.on_capabilities, caps)
 
     async def _on_logout(self, session: _Session, payload: Any) -> None:
         if session is self._session:
@@ -514,9 +365,10 @@ class WechatyTransport(Transport):
         if not talker or talker == session.self_id:
             self._seen[msg_id] = True  # the bot's own message, echoed (the gateway keeps none)
             return
-        sent = _timestamp(p.timestamp)
-        now = datetime.now(UTC)
-        if sent is not None and sent < now - self.replay_window:
+        # A message counts when it was sent (a night action sent while the bot restarted
+        # keeps its time), never later than now.
+        at = self._received_at(epoch(p.timestamp))
+        if at is None:
             # Old history a puppet may sync at login, not a message to act on. Younger
             # messages the bot never saw (kept by the gateway's mailbox while the bot was
             # away) are handled, once each: the chat layer applies a message id once.
@@ -526,13 +378,8 @@ class WechatyTransport(Transport):
         if not p.text:
             self._settled(msg_id, True)  # not text (image, voice, ...): nothing the bot reads
             return
-        # A message counts when it was sent (a night action sent while the bot restarted
-        # keeps its time), never later than now.
-        at = min(sent, now) if sent is not None else now
-        with self._cond:
-            self._pending += 1
-        self._queue.put(Incoming(msg_id=msg_id, sender=talker, text=p.text, at=at,
-                                 room=p.room_id or None))
+        self._enqueue(Incoming(msg_id=msg_id, sender=talker, text=p.text, at=at,
+                               room=p.room_id or None))
 
     def _settled(self, msg_id: str, committed: bool) -> None:
         """On the loop: the message is done with. Committed (or dropped here): the gateway may
@@ -560,66 +407,25 @@ class WechatyTransport(Transport):
         except Exception as exc:  # it comes again and is acknowledged then
             log.info("wechaty: message %s not acknowledged: %s", msg_id, exc)
 
-    # the worker ---------------------------------------------------------------------------------
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            committed = False
-            try:
-                if isinstance(item, Incoming):
-                    if self.handler is not None:
-                        self.handler(item)
-                        committed = True  # the handler returns once the message is committed
-                else:
-                    item()
-            except Exception:
-                log.exception("wechaty: handling %r failed", getattr(item, "msg_id", item))
-            finally:
-                if isinstance(item, Incoming):
-                    with self._cond:
-                        self._pending -= 1
-                    self._on_loop(self._settled, item.msg_id, committed)
-
-    def _on_loop(self, fn: Callable[..., None], *args: Any) -> None:
-        loop = self._loop
-        if loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the bot stopped
-                loop.call_soon_threadsafe(fn, *args)
+    def _done(self, message: Incoming, committed: bool) -> None:
+        self._on_loop(self._settled, message.msg_id, committed)
 
     # calls from the worker thread ---------------------------------------------------------------
     def _call(self, what: str, make: Callable[[_Session], Awaitable[T]],
               timeout: float | None = None) -> T:
-        loop = self._loop
-        if loop is None or self._stopping.is_set() or self._halted.is_set():
-            raise Interrupted(f"{what}: the transport is stopping")
-        if self._loop_thread is threading.current_thread():
-            raise RuntimeError("WechatyTransport methods block: call them off the loop thread")
-        if not self._ready.wait(self.connect_wait):
-            raise Refused(f"{what}: not connected to the puppet service {self.endpoint}")
-        session = self._session
-        if session is None:
-            raise Refused(f"{what}: not connected to the puppet service {self.endpoint}")
+        """`make(session)` on the current connection (`ConnectedTransport._run`)."""
+        def begin() -> Awaitable[T]:
+            session = self._session
+            if session is None:
+                raise Refused(f"{what}: not connected to {self.where}")
+            return make(session)
 
-        async def run() -> T:
-            return await make(session)
+        return self._run(what, begin, timeout)
 
-        limit = self.timeout if timeout is None else timeout
-        future = asyncio.run_coroutine_threadsafe(run(), loop)
-        try:
-            return future.result(limit)
-        except concurrent.futures.TimeoutError as exc:
-            future.cancel()
-            raise Refused(f"{what}: no answer within {limit:g} s (it may have happened)") from exc
-        except TransportError:
-            raise
-        except Exception as exc:
-            if isinstance(exc, self._w["GRPCError"]) and exc.status == self._w[
-                    "Status"].UNIMPLEMENTED:
-                raise Unsupported(f"{what}: the puppet does not implement it") from exc
-            first = (str(exc).strip().splitlines() or [""])[0][:300]
-            raise Refused(f"{what}: {type(exc).__name__}: {first}") from exc
+    def _failure(self, what: str, exc: Exception) -> TransportError:
+        if isinstance(exc, self._w["GRPCError"]) and exc.status == self._w["Status"].UNIMPLEMENTED:
+            return Unsupported(f"{what}: the puppet does not implement it")
+        return super()._failure(what, exc)
 
     async def _send(self, s: _Session, conversation: str, text: str, key: str | None) -> None:
         if key is not None:  # the gateway sends a key once, whoever sends it again
@@ -629,23 +435,6 @@ class WechatyTransport(Transport):
         msg_id = await s.puppet.message_send_text(conversation_id=conversation, message=text)
         if msg_id:
             self._seen[msg_id] = True  # its echo needs no payload lookup
-
-    def _pace(self, room: str | None = None, *, creation: bool = False) -> None:
-        """Wait for the pacer's turn (not counted in the send's own timeout: a long queue is
-        not a failed send)."""
-        loop = self._loop
-        if self.pacer is None or loop is None:
-            return
-        wait = self.pacer.before_create_room() if creation else self.pacer.before_send(room)
-        future = asyncio.run_coroutine_threadsafe(wait, loop)
-        while True:  # a stop ends the wait at once (the send has not started)
-            try:
-                future.result(0.1)
-                return
-            except concurrent.futures.TimeoutError:
-                if self._halted.is_set() or self._stopping.is_set():
-                    future.cancel()
-                    raise Interrupted("the transport is stopping") from None
 
     def send_dm(self, contact: str, text: str, *, key: str | None = None) -> None:
         self._deliver_once(key, f"DM to {contact}", contact, text, None)
@@ -658,14 +447,11 @@ class WechatyTransport(Transport):
         """A key delivered before is dropped: by this process (a resend after an answer that
         was lost on the way back), and by the gateway (a resend by the next process after a
         crash between the send and its mark; `_send`). Either way it is not shown twice."""
-        if key is not None and key in self._delivered:
+        if self._sent_before(key):
             return
         self._pace(room)
         self._call(what, lambda s: self._send(s, to, text, key))
-        if key is not None:
-            self._delivered[key] = None
-            while len(self._delivered) > DELIVERED_KEYS:
-                self._delivered.popitem(last=False)
+        self._remember(key)
 
     def create_room(self, name: str, members: list[str]) -> str:
         self._pace(creation=True)

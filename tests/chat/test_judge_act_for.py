@@ -112,11 +112,18 @@ def test_only_actions_and_only_judges(night: Table) -> None:
     assert night.state.night.slots["see"].sub is None
 
 
-@pytest.mark.rules("P-ACTFOR-4")
-def test_a_set_up_action_is_entered_before_day_one(tmp_path: Path) -> None:
+@pytest.fixture
+def morning(tmp_path: Path) -> Table:
+    """The game dealt at 07:00, 08:30 before day 1 opens: the cupid's link is due."""
     table = Table(tmp_path)
-    cupid = table.role_seat("cupid")
     table.move(datetime(2026, 12, 1, 8, 30))
+    return table
+
+
+@pytest.mark.rules("P-ACTFOR-4")
+def test_a_set_up_action_is_entered_before_day_one(morning: Table) -> None:
+    table = morning
+    cupid = table.role_seat("cupid")
     reply = table.say(JUDGE, f"代行 {cupid} 连 1 2 08:10")
     assert f"已代 {cupid}号 提交" in reply, reply
     lovers = sorted(s.seat for s in table.state.seats if s.lover_of)
@@ -124,11 +131,10 @@ def test_a_set_up_action_is_entered_before_day_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.rules("P-ACTFOR-4")
-def test_a_set_up_action_before_the_game_existed_is_refused(tmp_path: Path) -> None:
+def test_a_set_up_action_before_the_game_existed_is_refused(morning: Table) -> None:
     """The game was dealt at 07:00: a link "sent" at 06:00 was sent to no game."""
-    table = Table(tmp_path)
+    table = morning
     cupid = table.role_seat("cupid")
-    table.move(datetime(2026, 12, 1, 8, 30))
     reply = table.say(JUDGE, f"代行 {cupid} 连 3 4 06:00")
     assert "不在这项行动的时限内" in reply and "07:00" in reply, reply
     assert not any(s.lover_of for s in table.state.seats)

@@ -105,6 +105,34 @@ def test_a_bad_role_set_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.rules("P-LOBBY-2")
+@pytest.mark.parametrize("ruleset, command, said", [
+    ("经典", "角色 狼人×3", "经典没有 3 人的配置"),
+    ("经典", "新游戏 经典 5人", "经典没有 5 人的配置"),
+    ("经典", "新游戏 标准 13人", "标准没有 13 人的配置"),
+    ("异常", "角色 狼头", "异常没有 1 人的配置")])
+def test_a_seat_count_with_no_game_is_refused_in_the_rulesets_own_name(
+        tmp_path: Path, ruleset: str, command: str, said: str) -> None:
+    """Every text a person sees is Chinese (README): the ruleset by its name, not its id."""
+    reply = Lobby(tmp_path, ruleset=ruleset).say(JUDGE, command)
+    assert said in reply, reply
+    assert not re.search(r"[a-z]{4,}", reply), reply
+
+
+@pytest.mark.rules("P-LOBBY-2")
+@pytest.mark.parametrize("ruleset", ["经典", "标准", "异常"])
+def test_a_bad_role_set_shows_how_to_write_one_of_the_lobbys_ruleset(
+        tmp_path: Path, ruleset: str) -> None:
+    """A bad command is answered with how to write it: the example of a refused `角色` is a
+    set of the lobby's own ruleset, one `角色` takes as it is."""
+    lobby = Lobby(tmp_path, ruleset=ruleset)
+    reply = lobby.say(JUDGE, "角色 法师")
+    example = re.search(r"写法：(角色 [^（\n]+)", reply)
+    assert example is not None, reply
+    answer = lobby.say(JUDGE, example[1].strip())
+    assert "无效" not in answer and lobby.lobby.roles is not None, (example[1], answer)
+
+
+@pytest.mark.rules("P-LOBBY-2")
 def test_roles_for_fewer_seats_than_joined_are_refused(tmp_path: Path) -> None:
     lobby = Lobby(tmp_path, ruleset="异常")
     assert "13人局" in lobby.say(JUDGE, "角色 狼头 预言家 女巫 长老 守卫 猎人 村民×7")

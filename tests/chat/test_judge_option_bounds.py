@@ -54,3 +54,13 @@ def test_the_zero_that_means_none_is_still_taken(table: Table) -> None:
     answer = table.reply(JUDGE, "新游戏 标准 reminders.before=0 deadlines.change_freeze=0 "
                                 "deadlines.proxy_cutoff=0")
     assert "游戏码" in answer, answer
+
+
+@pytest.mark.rules("P-LOBBY-1", "S-SHERIFF-3")
+def test_options_refused_together_are_named_with_their_labels(table: Table) -> None:
+    """README "Options" (issue 33, polish): each option a refusal names is shown with its
+    Chinese label, as a single bad option is."""
+    answer = table.reply(JUDGE, "新游戏 标准 standard.sheriff_signup=15:00 "
+                                "standard.sheriff_withdraw=14:00")
+    assert "无效" in answer and "游戏码" not in answer, answer
+    assert "上警截止" in answer and "退水截止" in answer, answer

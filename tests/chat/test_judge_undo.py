@@ -29,6 +29,19 @@ def _number(listing: str, what: str) -> int:
     return int(m[1])
 
 
+def _act_for(tmp_path: Path, role: str, verb: str) -> tuple[Table, int, int]:
+    """Night 1 at 22:00, and the judge's `代行` of the `role`'s `verb` on another seat, sent at
+    21:40: the table, the role's seat and its target."""
+    table = Table(tmp_path)
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 21, 5))
+    seat = table.role_seat(role)
+    target = next(n for n in range(1, 13) if n != seat)
+    table.move(datetime(2026, 12, 1, 22, 0))
+    table.say(JUDGE, f"代行 {seat} {verb} {target} 21:40")
+    return table, seat, target
+
+
 def _agree(table: Table) -> None:
     """The stored state is the replay of the log (rebuild), and so is the export of the game
     ended then (verify)."""
@@ -130,13 +143,7 @@ def test_a_command_a_later_one_depends_on_stays(day: Table) -> None:
 
 @pytest.mark.rules("P-UNDO-1", "P-UNDO-4", "P-UNDO-5")
 def test_an_act_for_is_undone_and_the_seat_is_told(tmp_path: Path) -> None:
-    table = Table(tmp_path)
-    _day1(table)
-    table.move(datetime(2026, 12, 1, 21, 5))
-    guard = table.role_seat("guard")
-    target = next(n for n in range(1, 13) if n != guard)
-    table.move(datetime(2026, 12, 1, 22, 0))
-    table.say(JUDGE, f"代行 {guard} 守 {target} 21:40")
+    table, guard, target = _act_for(tmp_path, "guard", "守")
     assert table.state.night.slots["guard"].sub is not None
     before = len(table.transport.dms(table.contact[guard]))
     assert "已撤销" in table.say(JUDGE, "撤销")
@@ -262,13 +269,7 @@ def test_undoing_an_extension_after_the_original_deadline_is_refused(tmp_path: P
 
 @pytest.mark.rules("P-UNDO-8", "G-RES-1")
 def test_an_act_for_check_whose_result_was_told_is_not_undone(tmp_path: Path) -> None:
-    table = Table(tmp_path)
-    _day1(table)
-    table.move(datetime(2026, 12, 1, 21, 5))
-    seer = table.role_seat("seer")
-    target = next(n for n in range(1, 13) if n != seer)
-    table.move(datetime(2026, 12, 1, 22, 0))
-    table.say(JUDGE, f"代行 {seer} 验 {target} 21:40")
+    table, seer, target = _act_for(tmp_path, "seer", "验")
     reply = table.say(JUDGE, "撤销")
     assert "不能撤销" in reply and f"{seer}号" in reply and "结果" in reply, reply
     slot = table.state.night.slots["see"]
@@ -276,3 +277,41 @@ def test_an_act_for_check_whose_result_was_told_is_not_undone(tmp_path: Path) ->
     other = next(n for n in range(1, 13) if n not in (seer, target))
     assert "查验结果" not in table.seat(seer, f"验 {other}")  # no second check that night
     _agree(table)
+
+
+@pytest.mark.rules("P-UNDO-7", "P-REVIEW-4")
+def test_the_moved_opens_notice_since_the_command_does_not_refuse_its_undo(
+        tmp_path: Path) -> None:
+    """Under the review the moved open is told at the original open (a notice, no phase
+    move). A waiver given before it is undone after it: the notice fired then as it would have
+    without the waiver; it is no deadline that passed unfired."""
+    from test_judge_review import _night
+
+    table = Table(tmp_path, "resolve.judge_review=true", "resolve.review_minutes=90")
+    _night(table)
+    table.move(datetime(2026, 12, 2, 8, 30))  # the witch's deadline fired: the review
+    table.say(JUDGE, "报备 10")
+    table.move(datetime(2026, 12, 2, 9, 5))  # 09:00: the open, moved to 09:30, is told
+    assert table.state.phase == "N1" and table.state.seat(10).notice
+    done = table.say(JUDGE, "撤销")
+    assert "已撤销" in done and "报备" in done, done
+    assert not table.state.seat(10).notice
+    _agree(table)
+
+
+@pytest.mark.rules("P-UNDO-7", "P-REVIEW-4")
+def test_a_judges_open_that_replaced_the_notice_is_not_undone_after_it_was_due(
+        tmp_path: Path) -> None:
+    """The judge's own `开门` during the review replaces the notice of the moved open: undone
+    after the original open, that notice would be told late (it never fired): refused."""
+    from test_judge_review import _night
+
+    table = Table(tmp_path, "resolve.judge_review=true", "resolve.review_minutes=90")
+    _night(table)
+    table.move(datetime(2026, 12, 2, 8, 30))
+    table.say(JUDGE, "开门 10:00")
+    table.move(datetime(2026, 12, 2, 9, 5))
+    assert table.state.phase == "N1"
+    refused = table.say(JUDGE, "撤销")
+    assert "不能撤销" in refused and "09:00" in refused, refused
+    assert table.state.schedule.open_at(2) == datetime(2026, 12, 2, 10, 0)

@@ -239,7 +239,7 @@ def test_f8_commands_in_a_room_are_answered_by_dm(tmp_path: Path) -> None:
 # issue 33: a 马甲 that displays as another name -------------------------------------------------
 @pytest.mark.parametrize("name", ["小\u202e明", "小\u200b明", "小\u200d明", "小\u2066明\u2069",
                                   "小\ufeff明", "小\u061c明", "小\u00ad明", "小\u3164明",
-                                  "小\x07明"])
+                                  "小\x07明", "小\u034f明", "小\u17b4明", "小\u180b明"])
 def test_a_nickname_with_invisible_or_direction_characters_is_refused(table: Table, name: str
                                                                        ) -> None:
     code = table.new_game()

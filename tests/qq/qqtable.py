@@ -179,6 +179,12 @@ class QQTable(Demo):
 
     # the game ----------------------------------------------------------------------------------
     def run(self) -> str:
+        self.deal()
+        return self.play()
+
+    def deal(self) -> None:
+        """The judge's 新游戏 (votes by DM), the twelve players' 报名, 开始: the game dealt,
+        its code known."""
         kind = RULESET_WORDS[self.ruleset]
         self.say(JUDGE, " ".join(["新游戏", kind, "votes.channel=dm", *self.options]))
         m = re.search(r"游戏码 ([A-Z0-9]{4,8})", "\n".join(self.fake.dms_to(JUDGE_QQ)))
@@ -187,7 +193,6 @@ class QQTable(Demo):
         for i, name in enumerate(self.names, 1):
             self.say(name, f"报名 {self.code} 马甲{i:02d}")
         self.say(JUDGE, "开始")
-        return self.play()
 
     def play(self, max_steps: int = 5000, until: Any = None) -> str:
         """Play on until the end (or until `until(state)` holds after a step)."""

@@ -180,16 +180,11 @@ def test_doctor_on_qq_names_each_bound_group_and_whether_the_bot_is_admin(
     from qqtable import JUDGE_QQ as TABLE_JUDGE
     from qqtable import QQTable
 
-    from bot.chat.demo import JUDGE
 
     db = f"sqlite:///{tmp_path / 'g.db'}"
     table = QQTable("classic", 3, onebot, db, admin_in=("狼群", "公告群"))
     try:
-        table.say(JUDGE, "新游戏 经典 votes.channel=dm")
-        table.code = "QQ03CL"
-        for i, name in enumerate(table.names, 1):
-            table.say(name, f"报名 {table.code} 马甲{i:02d}")
-        table.say(JUDGE, "开始")
+        table.deal()
         table.play(until=lambda st: st.phase == "N1")  # the groups are bound by now
     finally:
         table.stop_bot()

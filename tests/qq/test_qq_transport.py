@@ -5,6 +5,7 @@ restarted implementation caught up from QQ's history, each message handed over o
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -49,24 +50,35 @@ def inbox() -> Inbox:
     return Inbox()
 
 
+@contextlib.contextmanager
+def running(people: FakeOneBot, token: str | None = None, *,
+            callbacks: dict[str, Callable[..., Any]] | None = None,
+            **options: Any) -> Iterator[OneBotTransport]:
+    """A transport on the fake NapCat (its token unless `token`), its `callbacks` set, started;
+    halted and stopped after."""
+    t = OneBotTransport(people.url, people.token if token is None else token, **options)
+    for name, callback in (callbacks or {}).items():
+        setattr(t, name, callback)
+    t.start()
+    try:
+        yield t
+    finally:
+        t.halt()
+        t.stop()
+
+
 @pytest.fixture
 def qq(people: FakeOneBot, inbox: Inbox) -> Iterator[OneBotTransport]:
-    t = OneBotTransport(people.url, people.token, handler=inbox, reconnect_min=0.05,
-                        reconnect_max=0.2, timeout=5)
-    t.start()
-    assert t.wait_ready(10)
-    yield t
-    t.halt()
-    t.stop()
+    with running(people, handler=inbox, reconnect_min=0.05, reconnect_max=0.2,
+                 timeout=5) as t:
+        assert t.wait_ready(10)
+        yield t
 
 
 def test_it_logs_in_with_the_token_and_says_what_qq_can_do(people: FakeOneBot,
                                                            inbox: Inbox) -> None:
-    told = []
-    t = OneBotTransport(people.url, people.token, handler=inbox)
-    t.on_capabilities = told.append
-    t.start()
-    try:
+    told: list[Any] = []
+    with running(people, handler=inbox, callbacks={"on_capabilities": told.append}) as t:
         assert t.wait_ready(10) and t.wait_settled(10)
         assert t.self_id == BOT_QQ and t.account is not None and t.account.online
         assert t.account.app == "NapCat.Onebot 4.8.95"
@@ -75,20 +87,44 @@ def test_it_logs_in_with_the_token_and_says_what_qq_can_do(people: FakeOneBot,
         assert not caps.create_rooms and not caps.add_members
         assert told == [caps]
         assert people.connections == 1 and people.refused == 0
-    finally:
-        t.stop()
 
 
 @pytest.mark.parametrize("token", ["wrong", ""])
 def test_a_refused_token_is_said_and_retried_never_ready(people: FakeOneBot, token: str) -> None:
-    t = OneBotTransport(people.url, token, reconnect_min=0.05, reconnect_max=0.1)
-    t.start()
-    try:
+    with running(people, token, reconnect_min=0.05, reconnect_max=0.1) as t:
         assert people.wait(lambda: people.refused >= 2)
         assert not t.wait_ready(0.3)
         assert t.token_refused
-    finally:
-        t.stop()
+
+
+def test_a_login_answered_with_nothing_is_tried_again(people: FakeOneBot) -> None:
+    """An implementation that answers `get_login_info` with no data (not logged in yet)
+    fails that connection only: the transport connects again, and logs in then."""
+    answers = [None]
+    real = people._do_get_login_info
+    people._do_get_login_info = lambda p: answers.pop() if answers else real(p)  # type: ignore[method-assign]
+    with running(people, reconnect_min=0.05, reconnect_max=0.1) as t:
+        assert t.wait_ready(10) and t.self_id == BOT_QQ
+        assert people.connections == 2
+
+
+def test_a_message_time_in_milliseconds_is_read_and_breaks_nothing(
+        qq: OneBotTransport, people: FakeOneBot, inbox: Inbox) -> None:
+    """A message's `time` is epoch seconds; one in milliseconds is read as such, and one that
+    is no time at all counts as now: neither ends the connection."""
+    import time as clock
+
+    sent = clock.time()
+    people.now = lambda: sent * 1000
+    first = people.dm(P1, "验 3")
+    people.now = lambda: 10.0 ** 30
+    second = people.dm(P1, "验 4")
+    people.now = clock.time
+    third = people.dm(P1, "状态")
+    assert inbox.wait(lambda got: len(got) == 3), inbox.got
+    assert [m.msg_id for m in inbox.got] == [first, second, third]
+    assert abs(inbox.got[0].at.timestamp() - int(sent)) < 2
+    assert qq.logins == 1
 
 
 def test_dms_and_group_lines_reach_the_handler_once_with_their_room(
@@ -193,11 +229,8 @@ def test_rooms_are_made_by_people_members_read_and_kicked_where_admin(
 def test_the_guard_holds_a_conversation_before_risk_control_and_says_so_once(
         people: FakeOneBot) -> None:
     told: list[tuple[str, bool]] = []
-    t = OneBotTransport(people.url, people.token,
-                        guard=Guard(GuardSettings(per_minute=3, same_text=2)))
-    t.on_guarded = lambda c, room: told.append((c, room))
-    t.start()
-    try:
+    with running(people, guard=Guard(GuardSettings(per_minute=3, same_text=2)),
+                 callbacks={"on_guarded": lambda c, room: told.append((c, room))}) as t:
         assert t.wait_ready(10)
         t.send_dm(P1, "没听懂")
         t.send_dm(P1, "没听懂")
@@ -208,8 +241,6 @@ def test_the_guard_holds_a_conversation_before_risk_control_and_says_so_once(
         assert t.wait_settled(5)
         assert people.wait(lambda: told == [(P1, False)])
         assert people.dms_to(P1) == ["没听懂", "没听懂"] and people.dms_to(P2) == ["没听懂"]
-    finally:
-        t.stop()
 
 
 def test_a_dropped_connection_is_restored_and_what_came_meanwhile_caught_up_once(
@@ -242,15 +273,11 @@ def test_catching_up_pages_back_and_drops_what_is_older_than_a_day(people: FakeO
     people.dm(P1, "很久以前")
     people.now = clock.time
     sent = [people.dm(P1, f"投 {n % 12 + 1}") for n in range(70)]
-    t = OneBotTransport(people.url, people.token, handler=inbox, catchup_count=20,
-                        catchup_pages=5, replay_window=timedelta(hours=24))
-    t.start()
-    try:
+    with running(people, handler=inbox, catchup_count=20, catchup_pages=5,
+                 replay_window=timedelta(hours=24)) as t:
         assert t.wait_settled(10)
         assert [m.msg_id for m in inbox.got] == sent
         assert len(people.called("get_friend_msg_history")) >= 4
-    finally:
-        t.stop()
 
 
 # the catch-up: only the conversations with a message since the mark ---------------------------
@@ -284,11 +311,13 @@ def old_crowd(people: FakeOneBot, friends: int = 40, groups: int = 10) -> list[s
     return crowd
 
 
-def restarted(people: FakeOneBot, inbox: Inbox, kept: Kept, **kwargs: Any) -> OneBotTransport:
-    t = OneBotTransport(people.url, people.token, handler=inbox, mark=kept.mark(), **kwargs)
-    t.start()
-    assert t.wait_settled(15)
-    return t
+@contextlib.contextmanager
+def restarted(people: FakeOneBot, inbox: Callable[[Incoming], None], kept: Kept,
+              **options: Any) -> Iterator[OneBotTransport]:
+    """A new process's transport, its mark kept in `kept`, once it has caught up."""
+    with running(people, handler=inbox, mark=kept.mark(), **options) as t:
+        assert t.wait_settled(15)
+        yield t
 
 
 @pytest.mark.parametrize("recent", [True, False], ids=["recent_contacts", "without"])
@@ -302,18 +331,14 @@ def test_the_catch_up_reads_the_conversations_active_since_the_mark(
         people.lacks.add("get_recent_contact")
     kept = Kept()
     people.group("500005", "狼群", [P1, P2, JUDGE])
-    first = restarted(people, inbox, kept)
-    try:
+    with restarted(people, inbox, kept) as first:
         handled = people.dm(P1, "验 3")
         assert inbox.wait(lambda got: [m.msg_id for m in got] == [handled])
         assert first.wait_settled(5) and kept.value is not None  # kept once all is handled
-    finally:
-        first.stop()
     meanwhile = [people.dm(P2, "投 5"), people.say(P1, "500005", "刀 7"),
                  people.dm(JUDGE, "状态")]
     calls = len(people.calls)
-    again = restarted(people, inbox, kept)
-    try:
+    with restarted(people, inbox, kept):
         # (the one handled before may come again, within the slack: the chat layer drops it)
         assert [m.msg_id for m in inbox.got if m.msg_id != handled] == meanwhile
         read = [p for a, p in people.calls[calls:] if a.endswith("_msg_history")]
@@ -323,8 +348,6 @@ def test_the_catch_up_reads_the_conversations_active_since_the_mark(
             assert len(people.called("get_recent_contact")) == 2  # once a connection
         else:
             assert set(crowd) <= peers
-    finally:
-        again.stop()
 
 
 def test_more_active_conversations_than_listed_are_all_read(people: FakeOneBot,
@@ -333,13 +356,30 @@ def test_more_active_conversations_than_listed_are_all_read(people: FakeOneBot,
     group is read (nothing sent meanwhile is missed)."""
     crowd = old_crowd(people, friends=10, groups=0)
     sent = [people.dm(qq, "状态") for qq in (P1, P2, JUDGE)]
-    t = restarted(people, inbox, Kept(), recent_count=2)
-    try:
+    with restarted(people, inbox, Kept(), recent_count=2):
         assert [m.msg_id for m in inbox.got] == sent
         read = {str(p.get("user_id")) for a, p in people.calls if a == "get_friend_msg_history"}
         assert set(crowd) <= read
-    finally:
-        t.stop()
+
+
+def test_the_catch_up_reads_times_in_milliseconds_as_such(people: FakeOneBot,
+                                                          inbox: Inbox) -> None:
+    """An implementation giving message times in milliseconds (in the history and the recent
+    contacts' `msgTime` text alike, `connected.epoch`): the conversations quiet for two days
+    are not read, what was sent meanwhile is handed over in time order, at its time."""
+    import time as clock
+
+    people.now = lambda: (clock.time() - 2 * 86400) * 1000
+    crowd = [people.user(str(30001 + n), f"老朋友{n}") for n in range(5)]
+    for qq in crowd:
+        people.dm(qq, "你好")
+    people.now = lambda: clock.time() * 1000
+    sent = [people.dm(P1, "验 3"), people.dm(P2, "投 5")]
+    with restarted(people, inbox, Kept()):
+        assert [m.msg_id for m in inbox.got] == sent
+        assert abs(inbox.got[0].at.timestamp() - clock.time()) < 60
+        read = {str(p.get("user_id")) for a, p in people.calls if a == "get_friend_msg_history"}
+        assert read == {P1, P2}
 
 
 def test_a_message_whose_handling_failed_holds_the_mark_back(people: FakeOneBot) -> None:
@@ -354,29 +394,19 @@ def test_a_message_whose_handling_failed_holds_the_mark_back(people: FakeOneBot)
             raise RuntimeError("the database is away")
         inbox(msg)
 
-    kept = Kept()
-    t = OneBotTransport(people.url, people.token, handler=handler, mark=kept.mark())
-    t.start()
-    try:
-        assert t.wait_settled(15)
-        import time as clock
+    import time as clock
 
+    kept = Kept()
+    with restarted(people, handler, kept) as t:
         people.now = lambda: clock.time() - 120  # sent two minutes before the next one
         bad = people.dm(P1, "坏")
         people.now = clock.time
         later = people.dm(P2, "好")
         assert inbox.wait(lambda got: [m.msg_id for m in got] == [later])
         assert t.wait_settled(5)
-    finally:
-        t.stop()
-    again = OneBotTransport(people.url, people.token, handler=handler, mark=kept.mark())
-    again.start()
-    try:
-        assert again.wait_settled(15)
+    with restarted(people, handler, kept):
         # handed again (the one handled may come again too: the chat layer drops it)
         assert [m.msg_id for m in inbox.got if m.msg_id != later] == [bad]
-    finally:
-        again.stop()
 
 
 # long texts: QQ refuses one of more than some 4,500 characters ---------------------------------

@@ -27,11 +27,7 @@ def test_restart_drop_and_hostile_last_words_in_one_game(onebot: FakeOneBot,
     table = QQTable("classic", 3, onebot, table_db, hostile_last_words=True,
                     admin_in=("狼群", "公告群"))  # the lovers' group: the bot no admin
     try:
-        table.say(JUDGE, "新游戏 经典 votes.channel=dm")
-        table.code = "QQ03CL"
-        for i, name in enumerate(table.names, 1):
-            table.say(name, f"报名 {table.code} 马甲{i:02d}")
-        table.say(JUDGE, "开始")
+        table.deal()
         table.play(until=lambda st: st.phase == "N1")
         state = table.service.state(table.code)
         seer = next(s.seat for s in state.seats if s.role == "seer")

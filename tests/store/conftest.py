@@ -59,6 +59,12 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from _fresh(request, tmp_path, request.param, True)
 
 
+@pytest.fixture
+def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated, empty PostgreSQL database of its own (a PostgreSQL-only behaviour)."""
+    yield from _fresh(request, tmp_path, "postgresql", True)
+
+
 @pytest.fixture(params=BACKENDS)
 def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database with no schema at all."""

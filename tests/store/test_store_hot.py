@@ -15,14 +15,8 @@ from bot.store.models import InboxMessage, LogEntry, OutboxRow
 from engine.commands import Vote
 
 
-def _pg(db_url: str) -> None:
-    if not db_url.startswith("postgresql"):
-        pytest.skip("PostgreSQL only (SQLite: tests/store/test_store_hot_sqlite.py)")
-
-
-def test_every_hot_statement_runs_on_the_driver_as_sqlalchemy_compiles_it(db_url: str) -> None:
-    _pg(db_url)
-    svc = Service(db_url)
+def test_every_hot_statement_runs_on_the_driver_as_sqlalchemy_compiles_it(pg_url: str) -> None:
+    svc = Service(pg_url)
     try:
         dialect = svc.db.engine.dialect
         hot = list(_HOT.values())  # the service's, the refusals' CTE statements too
@@ -37,9 +31,8 @@ def test_every_hot_statement_runs_on_the_driver_as_sqlalchemy_compiles_it(db_url
         svc.close()
 
 
-def test_a_duplicate_key_on_the_driver_is_sqlalchemys_integrity_error(db_url: str) -> None:
-    _pg(db_url)
-    svc = Service(db_url)
+def test_a_duplicate_key_on_the_driver_is_sqlalchemys_integrity_error(pg_url: str) -> None:
+    svc = Service(pg_url)
     try:
         classic_game(svc)
         row = {"game_id": "g1", "msg_id": "m", "sender": None, "received_at": at(1, 9),
@@ -56,9 +49,8 @@ def test_a_duplicate_key_on_the_driver_is_sqlalchemys_integrity_error(db_url: st
         svc.close()
 
 
-def test_a_dead_connection_is_replaced_and_the_command_applied_once(db_url: str) -> None:
-    _pg(db_url)
-    svc = Service(db_url)
+def test_a_dead_connection_is_replaced_and_the_command_applied_once(pg_url: str) -> None:
+    svc = Service(pg_url)
     try:
         classic_game(svc)
         svc.advance("g1", at(1, 9))
@@ -120,12 +112,11 @@ def test_a_refusal_decided_on_a_stale_state_writes_nothing_and_is_decided_again(
 
 
 def test_a_refusal_whose_connection_is_lost_after_it_was_sent_is_not_tried_again(
-        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # the refusal's one statement commits by itself: a connection lost after sending it
     # leaves it unknown whether it was written, as after a COMMIT sent; the command is not
     # tried again (a retry of one without a message id would write its reply twice)
-    _pg(db_url)
-    svc = Service(db_url)
+    svc = Service(pg_url)
     try:
         classic_game(svc)
         svc.advance("g1", at(1, 9))

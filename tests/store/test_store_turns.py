@@ -106,6 +106,44 @@ def test_a_step_that_never_ends_lets_its_rows_go_as_they_were(service: Service) 
     assert [m.text for m in t.calls] == ["一", "二"]
 
 
+class Gateway:
+    """A transport that shows a key once, as the gateway does (gateway/once.js): a key it has
+    shown is dropped and answered as sent. `lose`: keys whose first send's answer is lost (it
+    was shown; the bot hears a timeout)."""
+
+    instant = False
+
+    def __init__(self, lose: set[str]) -> None:
+        self.shown: dict[str, str] = {}
+        self.lose = lose
+
+    def send(self, message: OutgoingMessage) -> None:
+        if message.dedupe_key in self.shown:
+            return
+        self.shown[message.dedupe_key] = message.text
+        if message.dedupe_key in self.lose:
+            self.lose.discard(message.dedupe_key)
+            raise TimeoutError("no answer within 30 s (it may have happened)")
+
+
+def test_a_row_tried_during_a_long_step_keeps_its_text(service: Service) -> None:
+    """A step that lasts longer than TURN_HOLD: its first row goes as it was, and the answer to
+    that send is lost (it was shown). At the step's end its later rows to the same person are
+    a message of their own: the tried row's key never carries another text, which a transport
+    that shows a key once would drop with everything merged into it."""
+    classic_game(service)
+    deliver(service.db, Slow())
+    gateway = Gateway(lose={"t/wx-g1-1/一"})
+    with turn(service.db, "long-step"):
+        add(service, "wx-g1-1", "一")
+        later = utcnow() + TURN_HOLD + timedelta(seconds=1)
+        assert deliver(service.db, gateway, now=later).failed == 1  # shown, not marked
+        add(service, "wx-g1-1", "二")
+    deliver(service.db, gateway, now=utcnow() + timedelta(hours=1))
+    assert list(gateway.shown.values()) == ["一", "二"]
+    assert all(r.sent_at is not None for r in rows(service))
+
+
 def test_the_answer_leaves_before_a_queued_burst(service: Service) -> None:
     """Issue 20: a stranger's `帮助` written while the start's burst goes out leaves next,
     not behind it; every recipient's own messages keep their order."""
@@ -140,6 +178,34 @@ def test_a_waiting_summary_holds_nobody_back(service: Service) -> None:
     assert [m.text for m in t.calls] == ["已开始"] and report.waiting == 1
     deliver(service.db, t, now=now + timedelta(minutes=1))
     assert [m.text for m in t.calls] == ["已开始", "报名 7/12"]
+
+
+def test_a_summary_once_tried_keeps_its_text_and_the_newer_one_follows(service: Service) -> None:
+    """The judge's `报名 7/12` goes, its answer is lost (it was shown) and its retry is refused
+    for a while; a join meanwhile does not rewrite it (under its key the gateway would drop the
+    new count): `报名 8/12` follows as a summary of its own."""
+    from bot.store.chat import ChatStore
+    from bot.transport import Refused
+
+    chats = ChatStore(service.db)
+    now = utcnow()
+    chats.summary("lobby/X/joins/", "judge", "报名 7/12", now=now, at_once=True)
+    gateway = Gateway(lose={"lobby/X/joins/1"})
+    assert deliver(service.db, gateway, now=now).failed == 1  # shown, not marked
+
+    class Held:
+        instant = False
+
+        def send(self, message: OutgoingMessage) -> None:
+            raise Refused("the risk guard holds sends to judge")
+
+    for n in range(1, 4):  # retried and refused: its retry backs off, 10 s, 20 s, 40 s
+        deliver(service.db, Held(), now=now + timedelta(seconds=5 * 2 ** n))
+    chats.summary("lobby/X/joins/", "judge", "报名 8/12", now=now + timedelta(seconds=41),
+                  at_once=False)
+    deliver(service.db, gateway, now=now + timedelta(hours=1))
+    deliver(service.db, gateway, now=now + timedelta(hours=2))
+    assert list(gateway.shown.values()) == ["报名 7/12", "报名 8/12"]
 
 
 def test_plan_keeps_each_recipients_order_and_puts_secrets_first(service: Service) -> None:

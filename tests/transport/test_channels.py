@@ -8,7 +8,6 @@ This module is itself a channel (`fake`), registered by the tests the way a new 
 
 from __future__ import annotations
 
-import ast
 import io
 import threading
 from collections.abc import Iterator, Mapping
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from astnames import names
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -193,30 +193,15 @@ def test_doctor_checks_the_chosen_channel(fake: None) -> None:
     assert "✗ WECHATY_PUPPET_SERVICE_ENDPOINT 没有设置" in out.getvalue()
 
 
-def _names(path: Path) -> set[str]:
-    """Every module imported and every name used in `path`."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found |= {node.module, *(a.name for a in node.names)}
-        elif isinstance(node, ast.Name):
-            found.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
-    return found
-
-
 def test_run_and_doctor_name_no_platform() -> None:
     for path in (BOT / "chat" / "live.py", BOT / "doctor.py", BOT / "chat" / "clocked.py"):
-        named = [n for n in _names(path) if "wechat" in n.lower() or "qrcode" in n.lower()]
+        named = [n for n in names(path) if "wechat" in n.lower() or "qrcode" in n.lower()]
         assert not named, f"{path.relative_to(ROOT)} names {named}"
 
 
 def test_only_the_wechat_channel_imports_wechaty() -> None:
     for path in BOT.rglob("*.py"):
-        found = {n for n in _names(path) if n.split(".")[0].startswith("wechaty")}
+        found = {n for n in names(path) if n.split(".")[0].startswith("wechaty")}
         if path != BOT / "transport" / "wechaty.py":
             assert not found, f"{path.relative_to(ROOT)} imports {found}"
 
