@@ -108,13 +108,14 @@ class Tables:
 
     def __init__(self, url: str, games: int, seed: int = 7) -> None:
         self.service = Service(url)
+        self.exports = tempfile.TemporaryDirectory(prefix="wj-bench-exports-")
         self.platform = Platform()
         counter = itertools.count(1)
         seeds = itertools.count(1)
         self.bot = ChatBot(self.service, self.platform, judges=[JUDGE], time_zone=TZ,
                            seeds=lambda: f"{next(seeds):064x}",
                            codes=lambda: f"G{next(counter):05d}",
-                           export_dir=tempfile.mkdtemp(prefix="wj-bench-exports-"))
+                           export_dir=self.exports.name)
         self.bot.on_deliver = lambda: None  # the deliverer's: sent between messages
         self.sink = Sink()
         self.rng = random.Random(seed)
@@ -131,6 +132,7 @@ class Tables:
 
     def close(self) -> None:
         self.service.close()
+        self.exports.cleanup()
 
     # talking -----------------------------------------------------------------------------------
     def message(self, sender: str, text: str) -> Incoming:
