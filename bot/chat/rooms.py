@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 
 from bot.service import Service
 from bot.store.chat import ChatStore
@@ -72,8 +72,10 @@ class Rooms:
         return self.chats.room_id(gid, group)
 
     def plan(self, gid: str, state: GameState, group: str, lobby: Lobby,
-             keep: Sequence[int] = ()) -> RoomPlan:
-        contacts = self._contacts(gid)
+             keep: Sequence[int] = (), contacts: dict[int, str] | None = None) -> RoomPlan:
+        """`contacts`: the game's, when already read (else they are)."""
+        if contacts is None:
+            contacts = self._contacts(gid)
         seats = entitled(state, group, keep)
         people = [contacts[n] for n in seats if n in contacts]
         if lobby.chat_options.get("groups.judges_in_rooms", "true") == "true":
@@ -85,21 +87,29 @@ class Rooms:
         if state.winner or getattr(state, "ended", False):
             return
         mode = lobby.chat_options.get("groups.mode", "auto")
-        if lobby.chat_options.get("public.channel") == "room" and mode != "relay":
-            self._public(gid, state, lobby, mode)
+        public_room = lobby.chat_options.get("public.channel") == "room" and mode != "relay"
+        groups = [] if mode == "relay" else [g for g in state.groups if state.groups.get(g)]
+        if not public_room and not groups:
+            return
+        # The store read once for the whole sync (not once per room): each room's record is
+        # written only by its own room's step below, and the contacts by none of them.
+        rooms = self.chats.rooms(gid)
+        contacts = cache(partial(self._contacts, gid))
+        if public_room:
+            self._public(gid, state, lobby, mode, rooms.get(PUBLIC), contacts())
         public = any(e.audience.public for e in events)
-        for group in list(state.groups):
-            if mode == "relay" or not state.groups.get(group):
-                continue
-            room = self.room_id(gid, group)
-            if room is None:
+        for group in groups:
+            bound = rooms.get(group)
+            if bound is None:
                 if _formed(state, group, events):
-                    self._make(gid, state, group, lobby, mode)
+                    self._make(gid, state, group, lobby, mode, contacts())
                 continue
-            self._align(gid, state, group, lobby, room, public)
+            room, current = bound
+            self._align(gid, state, group, lobby, room, public, current, contacts())
 
-    def _make(self, gid: str, state: GameState, group: str, lobby: Lobby, mode: str) -> None:
-        plan = self.plan(gid, state, group, lobby)
+    def _make(self, gid: str, state: GameState, group: str, lobby: Lobby, mode: str,
+              contacts: dict[int, str]) -> None:
+        plan = self.plan(gid, state, group, lobby, contacts=contacts)
         if not plan.seats:
             return
         name = f"{gid}{room_name(group)}"
@@ -122,20 +132,22 @@ class Rooms:
         self._ask_by_hand(gid, group, lobby, plan.seats, judges=judges)
 
     # the public room (public.channel=room) ---------------------------------------------------
-    def public_plan(self, gid: str, state: GameState, lobby: Lobby) -> RoomPlan:
+    def public_plan(self, gid: str, state: GameState, lobby: Lobby,
+                    contacts: dict[int, str] | None = None) -> RoomPlan:
         """Every seat's contact, in or out (the forum is public anyway), and the judge."""
-        contacts = self._contacts(gid)
+        if contacts is None:
+            contacts = self._contacts(gid)
         seats = [st.seat for st in state.seats]
         people = [contacts[n] for n in seats if n in contacts] + [lobby.judge]
         return RoomPlan(PUBLIC, seats, list(dict.fromkeys(people)))
 
-    def _public(self, gid: str, state: GameState, lobby: Lobby, mode: str) -> None:
+    def _public(self, gid: str, state: GameState, lobby: Lobby, mode: str,
+                bound: tuple[str, list[str]] | None, contacts: dict[int, str]) -> None:
         """Make the public room once; afterwards only add who is missing (a substitute): a
         seat that goes out stays, and nobody the judge removed by hand is put back unless
-        their seat changed hands."""
-        room = self.room_id(gid, PUBLIC)
-        plan = self.public_plan(gid, state, lobby)
-        if room is None:
+        their seat changed hands. `bound`: the room's id and members, if it is bound."""
+        plan = self.public_plan(gid, state, lobby, contacts)
+        if bound is None:
             if PUBLIC in self._asked(lobby.code):
                 return
             if mode == "auto" and self.transport.can_create_rooms:
@@ -150,7 +162,7 @@ class Rooms:
                     return
             self._ask_by_hand(gid, PUBLIC, lobby, plan.seats, judges=t("room_judges"))
             return
-        known = set(self.members(gid, PUBLIC))
+        room, known = bound[0], set(bound[1])
         new = [c for c in plan.contacts if c not in known]
         for c in new:
             self._try(partial(self.transport.add_member, room, c))
@@ -176,13 +188,12 @@ class Rooms:
         self.chats.set_room_members(gid, group, contacts)
 
     def _align(self, gid: str, state: GameState, group: str, lobby: Lobby, room: str,
-               public: bool) -> None:
-        current = self.members(gid, group)
-        contacts = self._contacts(gid)
+               public: bool, current: list[str], contacts: dict[int, str]) -> None:
+        """`current`: the members the bot knows of the room."""
         seat_of = {c: n for n, c in contacts.items()}
         # Not yet public: members out stay until a public post tells the table.
         keep = [] if public else [seat_of[c] for c in current if c in seat_of]
-        plan = self.plan(gid, state, group, lobby, keep)
+        plan = self.plan(gid, state, group, lobby, keep, contacts)
         gone = [c for c in current if c not in plan.contacts]
         new = [c for c in plan.contacts if c not in current]
         if not gone and not new:

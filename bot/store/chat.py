@@ -14,6 +14,8 @@ from typing import Any
 from sqlalchemy import (
     Integer,
     String,
+    and_,
+    bindparam,
     cast,
     delete,
     func,
@@ -58,6 +60,15 @@ ENDS = ("open", "started")  # lobby statuses of a game that is not over
 SUMMARY_EVERY = timedelta(minutes=1)  # the judge's summary of joins, at most this often
 SUMMARY_MARGIN = timedelta(seconds=5)  # a summary due sooner may be on its way: not changed
 ROOM_CHANNELS = ("group", "public")  # outbox rows posted in a room (target group:NAME, public)
+# Read after every commit (bot/chat/rooms.py), so core statements built once.
+_CONTACTS = (select(Player.seat, Player.contact_id)
+             .where(Player.game_id == bindparam("gid"), Player.contact_id.is_not(None))
+             .order_by(Player.seat))
+_ROOMS = (select(Room.name, Room.room_id, RoomMember.contact_id)
+          .outerjoin(RoomMember, and_(RoomMember.game_id == Room.game_id,
+                                      RoomMember.room == Room.name))
+          .where(Room.game_id == bindparam("gid"))
+          .order_by(Room.name, RoomMember.contact_id))
 
 
 def chat_row(key: str, to: str, text: str, game_id: str | None, *,
@@ -467,8 +478,10 @@ class ChatStore:
                 select(Player).where(Player.game_id == game_id))}
 
     def contacts(self, game_id: str) -> dict[int, str]:
-        """Each bound seat's contact."""
-        return {n: c for n, (c, _) in self.players(game_id).items() if c}
+        """Each bound seat's contact, in seat order (a core statement: read after every
+        commit, by the rooms)."""
+        with self.db.read_core() as conn:
+            return {n: c for n, c in conn.execute(_CONTACTS, {"gid": game_id}) if c}
 
     def game_judge(self, game_id: str) -> str | None:
         with self.db.read() as s:
@@ -483,6 +496,18 @@ class ChatStore:
         with self.db.read() as s:
             row = s.get(Room, (game_id, group))
             return row.room_id if row else None
+
+    def rooms(self, game_id: str) -> dict[str, tuple[str, list[str]]]:
+        """Each bound room of the game (its name: the group, or `public`) with its id and the
+        members the bot knows of it, in one statement (`room_id` and `room_members` of every
+        room: what the rooms read after every commit)."""
+        out: dict[str, tuple[str, list[str]]] = {}
+        with self.db.read_core() as conn:
+            for name, rid, contact in conn.execute(_ROOMS, {"gid": game_id}):
+                members = out.setdefault(name, (rid, []))[1]
+                if contact is not None:
+                    members.append(contact)
+        return out
 
     def room_members(self, game_id: str, group: str) -> list[str]:
         with self.db.read() as s:

@@ -261,3 +261,26 @@ def test_a_stranger_in_a_room_stops_its_posts(table: Table) -> None:
     assert not [s for s in sent if s.kind == "post" and s.target == room]
     assert any(f"{target} 号" in x for x in dm_texts(sent, killer))
     assert "stranger" not in table.transport.rooms[room]  # and the next sync removes him
+
+
+def test_a_sync_reads_the_rooms_and_the_contacts_once(table: Table,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rooms follow every commit (bot/chat/rooms.py): a sync reads the game's rooms with
+    their members in one look-up and its contacts once, however many rooms the game has
+    (before: each room's id, its members and the contacts twice, room by room)."""
+    code = table.game()
+    linked(table, code)
+    assert table.room(code, "wolves") and table.room(code, "lovers")
+    chats = table.bot.chats
+    calls: list[str] = []
+    for name in ("rooms", "room_id", "room_members", "contacts", "players", "lobby"):
+        read = getattr(chats, name, None)
+        if read is None:
+            continue
+        monkeypatch.setattr(chats, name, lambda *a, _n=name, _r=read: calls.append(_n) or _r(*a))
+    lobby = table.bot.chats.lobby(code)
+    assert lobby is not None
+    calls.clear()
+    for events in ([], chats.last_events(code)):
+        table.bot.rooms.sync(code, table.state(code), events, lobby)
+    assert sorted(calls) == ["contacts", "contacts", "rooms", "rooms"]
