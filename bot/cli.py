@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported only by the commands that use it
+    from bot.records.settings import RecordsSettings
     from bot.service import Service
 
 EXAMPLES = Path(__file__).parent / "examples"
@@ -64,10 +65,26 @@ def _scenario_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _service(args: argparse.Namespace) -> Service:
+def _service(args: argparse.Namespace, *, records: bool = False) -> Service:
+    """`records`: one that shows records (the console's chat, the pages), with the records'
+    setting (WOLFJUDGE_RANK_MIN_GAMES)."""
     from bot.service import Service
 
-    return Service(args.db)
+    if not records:
+        return Service(args.db)
+    return Service(args.db, rank_min_games=_records_settings().rank_min_games)
+
+
+def _records_settings() -> RecordsSettings:
+    from pydantic import ValidationError
+
+    from bot.records.settings import RecordsSettings
+
+    try:
+        return RecordsSettings()
+    except ValidationError as exc:
+        raise SystemExit(f"wolfjudge: WOLFJUDGE_RANK_MIN_GAMES: {exc.errors()[0]['msg']}"
+                         ) from None
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -191,7 +208,7 @@ def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
     _logs_to_stderr()  # standard output is the transcript
     if make_schema:
         migrate(args.db)  # a fresh database is made; an old one is brought to the schema
-    service = _service(args)
+    service = _service(args, records=True)
     judges = sorted(set(args.judge) | env_judges())
     try:
         run(service, sys.stdin, sys.stdout, judges=judges, clock=args.clock,
@@ -209,7 +226,7 @@ def _console(args: argparse.Namespace, *, make_schema: bool = True) -> int:
 def _web(args: argparse.Namespace) -> int:
     from bot.web.server import serve
 
-    service = _service(args)
+    service = _service(args, records=True)
     try:
         return serve(service)
     finally:
@@ -310,7 +327,7 @@ def _stats(args: argparse.Namespace) -> int:
     from bot.texts import t
 
     host = args.host if args.host is not None else (os.environ.get("WOLFJUDGE_HOST") or None)
-    service = _service(args)
+    service = _service(args, records=True)  # --min-games, else the setting, else 3
     try:
         book = RecordBook(service, host or None)
         book.sync(None)  # every game over gets its summary (its export verified) first

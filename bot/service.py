@@ -24,6 +24,7 @@ from bot.feed import DEFAULT_FEED
 from bot.gametime import DEFAULT_TIME_ZONE, utcnow, zone
 from bot.ids import GAME_ID, MAX_ID, new_seed, tick_message_id
 from bot.outbox import turn
+from bot.records.settings import MIN_GAMES
 from bot.router import Message, RoomsView, announced, route
 from bot.store.codec import decode, encode, state_of
 from bot.store.db import Database, Host
@@ -66,13 +67,15 @@ class Service:
 
     def __init__(self, db: Database | str | None = None, *,
                  judges: Iterable[str] | None = None, cache_size: int = CACHE_SIZE,
-                 host: str | None = None) -> None:
+                 host: str | None = None, rank_min_games: int = MIN_GAMES) -> None:
         """`cache_size`: how many games' decoded snapshots are kept (0: none). `host`: the
-        WeChat account this bot is, when there are several (bot/store/db.py, `of_host`)."""
+        WeChat account this bot is, when there are several (bot/store/db.py, `of_host`).
+        `rank_min_games`: the records' win-rate leaderboard's minimum (bot/records)."""
         self.db = db if isinstance(db, Database) else Database(db)
         if host is not None:
             self.db.host = host
         self.judges = frozenset(judges) if judges is not None else env_judges()
+        self.rank_min_games = rank_min_games
         self.store = GameStore(self.db, judges=lambda: self.judges, cache_size=cache_size)
         # Told the game id after each commit that changed a game (the scheduler syncs its jobs).
         self.on_commit: list[Callable[[str], None]] = []

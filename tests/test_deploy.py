@@ -175,3 +175,14 @@ def test_dockerfiles_copy_what_exists() -> None:
             if line.startswith("COPY "):
                 for src in line.split()[1:-1]:
                     assert (context / src).exists(), f"{dockerfile.name}: {src}"
+
+
+def test_the_rank_minimum_is_a_setting_every_bot_gets() -> None:
+    """README "Records": WOLFJUDGE_RANK_MIN_GAMES is one of the settings `wolfjudge run`
+    reads, .env.example gives it, and every bot service passes it on (default 3)."""
+    assert LiveSettings.model_fields["rank_min_games"].default == 3
+    assert _env_example()["WOLFJUDGE_RANK_MIN_GAMES"] == "3"
+    services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
+    for bot in ("bot", "bot-second", "bot-qq", "bot-web"):
+        env = services[bot]["environment"]
+        assert env["WOLFJUDGE_RANK_MIN_GAMES"] == "${WOLFJUDGE_RANK_MIN_GAMES:-3}", bot

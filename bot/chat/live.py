@@ -29,7 +29,7 @@ from datetime import UTC, date, datetime
 from typing import Any, TextIO
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from bot.capabilities import dedupe_key, describe
 from bot.chat.bot import ChatBot
@@ -37,6 +37,7 @@ from bot.chat.clocked import ClockedBot, VirtualClock, parse_clock
 from bot.chat.reach import Reach
 from bot.gametime import instant_of, zone
 from bot.outbox import Courier, deliver
+from bot.records.settings import RecordsSettings
 from bot.scheduler import DeadlineScheduler, SystemClock
 from bot.service import Service
 from bot.store.settings import database_url
@@ -49,9 +50,10 @@ from bot.web.server import WebSettings, page_links, serve_in_background
 log = logging.getLogger(__name__)
 
 
-class LiveSettings(BaseSettings):
+class LiveSettings(RecordsSettings):
     """What `wolfjudge run` reads from the environment whatever the channel (a channel's own
-    settings are its module's: bot/transport/channels.py)."""
+    settings are its module's: bot/transport/channels.py), the records' with them
+    (WOLFJUDGE_RANK_MIN_GAMES)."""
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
@@ -200,7 +202,8 @@ def run(*, clock: str | None = None, channel_name: str | None = None,
     settings, own = load_settings(entry)
     url = database_url(settings.database_url)
     prepare_schema(url)
-    service = Service(url, judges=settings.judge_list, host=settings.host)
+    service = Service(url, judges=settings.judge_list, host=settings.host,
+                      rank_min_games=settings.rank_min_games)
     transport = entry.build(own, Setup(service=service, judges=tuple(settings.judge_list),
                                        host=settings.host,
                                        pacing=settings.pacing(entry.pacing)))

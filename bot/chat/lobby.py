@@ -208,10 +208,37 @@ def parse_roles(ruleset: str, text: str) -> list[str]:
     return roles
 
 
-def conflict(options: Mapping[str, Any]) -> LobbyError:
-    """Options each fine alone but not together, each named with its label."""
-    named = "、".join(map(options_text.named, options)) or "-"
-    return LobbyError("bad_option", key=named, detail=t("option_conflict", detail=named))
+def refused(reasons: Mapping[str, str]) -> LobbyError:
+    """Options refused, each named with its label and its own reason (the words a single
+    bad option gets)."""
+    if len(reasons) == 1:
+        [(key, why)] = reasons.items()
+        return LobbyError("bad_option", key=options_text.named(key), detail=why)
+    return LobbyError("bad_option", key="、".join(map(options_text.named, reasons)),
+                      detail=_each(reasons))
+
+
+def _each(reasons: Mapping[str, str]) -> str:
+    return "".join(t("options_reason", label=options_text.label(k), reason=why)
+                   for k, why in reasons.items())
+
+
+def conflict(ruleset: str, players: int, options: Mapping[str, Any]) -> LobbyError:
+    """Options each fine alone but not together: those that clash (the game opens without
+    any one of them; all, if none alone), each named with its label and its bound."""
+    clash = [k for k in options if _opens(ruleset, players, {
+        o: v for o, v in options.items() if o != k})] or list(options)
+    reasons = {k: option_hint(ruleset, k, options[k]) for k in clash}
+    return LobbyError("bad_option", key="、".join(map(options_text.named, clash)) or "-",
+                      detail=t("option_conflict", detail=_each(reasons)))
+
+
+def _opens(ruleset: str, players: int, options: dict[str, Any]) -> bool:
+    try:
+        _trial(ruleset, players, options)
+    except (OptionError, ValueError):
+        return False
+    return True
 
 
 def bad_roles(ruleset: str, detail: str) -> LobbyError:
@@ -240,18 +267,21 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
             raise bad_roles(ruleset, t("roles_refused")) from None
         return
     rs = get_ruleset(ruleset)
-    for key in options:
+    # one at a time, so each refused option is named with its own reason
+    reasons: dict[str, str] = {}
+    for key, value in options.items():
         if key not in rs.option_spec:
-            raise LobbyError("bad_option", key=key, detail=t("option_unknown"))
-    for key, value in options.items():  # one at a time, so the error names the key
+            reasons[key] = t("option_unknown")
+            continue
         try:
             _trial(ruleset, players, {key: value})
         except (OptionError, ValueError) as exc:
             if isinstance(exc, OptionError) and "played by" in str(exc):
                 break  # the count, not the option: reported below
             log.info("option %s=%r refused: %s", key, value, exc)
-            raise LobbyError("bad_option", key=options_text.named(key),
-                             detail=option_hint(ruleset, key, value)) from None
+            reasons[key] = option_hint(ruleset, key, value)
+    if reasons:
+        raise refused(reasons)
     try:
         _trial(ruleset, players, dict(options))
     except OptionError as exc:
@@ -259,10 +289,10 @@ def check_game(ruleset: str, players: int, options: Mapping[str, Any],
             raise LobbyError("bad_count", ruleset=ruleset_name(ruleset), count=players,
                              counts=counts_text(ruleset)) from None
         log.info("options %r refused together: %s", options, exc)
-        raise conflict(options) from None
+        raise conflict(ruleset, players, options) from None
     except ValueError as exc:
         log.info("options %r refused together: %s", options, exc)
-        raise conflict(options) from None
+        raise conflict(ruleset, players, options) from None
 
 
 def role_set_reason(ruleset: str, exc: RoleSetError) -> str:

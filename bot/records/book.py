@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,17 +46,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SYNC_LIMIT = 20  # games over recorded by one read at most (a chat answer stays quick)
-MIN_GAMES = 3  # the win-rate leaderboard's minimum of counted games (WOLFJUDGE_RANK_MIN_GAMES)
 TOP = 10
 KEY_SECRET = "records-player-key"
 # the checks a halted game's export can pass (its seed is never revealed)
 HALTED_CHECKS = ("log rows", "signature")
-
-
-def min_games() -> int:
-    """The leaderboard's minimum, from WOLFJUDGE_RANK_MIN_GAMES (default 3)."""
-    raw = os.environ.get("WOLFJUDGE_RANK_MIN_GAMES", "")
-    return int(raw) if raw.isdigit() and 0 < int(raw) <= 1000 else MIN_GAMES
 
 
 @dataclass(frozen=True)
@@ -215,11 +207,12 @@ class RecordBook:
     def leaderboard(self, scope: Scope = ALL, *, judge: bool = False, top: int | None = TOP,
                     minimum: int | None = None, players: list[Standing] | None = None
                     ) -> Leaderboard:
-        """`players`: the scope's standings, when read already."""
+        """`minimum`: the win-rate list's (default: the service's, WOLFJUDGE_RANK_MIN_GAMES).
+        `players`: the scope's standings, when read already."""
         if players is None:
             players = self.standings(scope, judge=judge)
-        return leaderboard(players, min_games() if minimum is None else minimum, top,
-                           judge=judge)
+        least = self.service.rank_min_games if minimum is None else minimum
+        return leaderboard(players, least, top, judge=judge)
 
     def record_of(self, contact: str, scope: Scope = ALL) -> Record | None:
         """A contact's record (None: no recorded game in the scope). The name is the 马甲 of
@@ -272,4 +265,4 @@ def _why(checks: Sequence[object]) -> str:
     return "; ".join(failed) or "not verified"
 
 
-__all__ = ["ALL", "OWN", "RecordBook", "Scope", "min_games"]
+__all__ = ["ALL", "OWN", "RecordBook", "Scope"]

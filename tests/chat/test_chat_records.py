@@ -118,9 +118,8 @@ def test_hidden_players_are_anonymous_and_off_the_leaderboard_but_not_for_the_ju
 
 
 @pytest.mark.rules("R-REC-6")
-def test_排行_by_win_rate_with_a_minimum_and_by_games(table: Table,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WOLFJUDGE_RANK_MIN_GAMES", "2")
+def test_排行_by_win_rate_with_a_minimum_and_by_games(table: Table) -> None:
+    table.service.rank_min_games = 2  # WOLFJUDGE_RANK_MIN_GAMES, as `wolfjudge run` passes it
     won(table)
     text = one_reply(table, "P5", "排行")
     assert "胜率榜（至少 2 局）" in text and "还没有人达到 2 局" in text

@@ -133,6 +133,21 @@ def test_a_bad_role_set_shows_how_to_write_one_of_the_lobbys_ruleset(
 
 
 @pytest.mark.rules("P-LOBBY-2")
+def test_角色s_usage_line_names_no_role_a_ruleset_lacks() -> None:
+    """The `角色` usage line is the vocabulary's (a form refused before any lobby is known
+    shows it), the same in every ruleset: it names no role one of them lacks (a refused set
+    is answered with the lobby's own ruleset's example, above)."""
+    from bot.commands.parse import usage
+    from rulesets.data import load
+
+    names = {r: set(load(r, "data")["role_names"].values())
+             for r in ("classic", "standard", "anomaly")}
+    everywhere = set.intersection(*names.values())
+    named = {n for ns in names.values() for n in ns if n in usage("set_roles")}
+    assert named <= everywhere, (usage("set_roles"), named - everywhere)
+
+
+@pytest.mark.rules("P-LOBBY-2")
 def test_roles_for_fewer_seats_than_joined_are_refused(tmp_path: Path) -> None:
     lobby = Lobby(tmp_path, ruleset="异常")
     assert "13人局" in lobby.say(JUDGE, "角色 狼头 预言家 女巫 长老 守卫 猎人 村民×7")

@@ -64,3 +64,30 @@ def test_options_refused_together_are_named_with_their_labels(table: Table) -> N
                                 "standard.sheriff_withdraw=14:00")
     assert "无效" in answer and "游戏码" not in answer, answer
     assert "上警截止" in answer and "退水截止" in answer, answer
+
+
+@pytest.mark.rules("P-LOBBY-1")
+def test_several_bad_options_are_each_refused_with_their_own_reason(table: Table) -> None:
+    """Each option refused at once gets the reason it gets alone (its bound), not just its
+    name in a list."""
+    answer = table.reply(JUDGE, "新游戏 经典 deadlines.night_action=0 votes.channel=dm "
+                                "resolve.review_minutes=241 no.such=1")
+    assert "无效" in answer and "游戏码" not in answer, answer
+    assert "至少 1 分钟" in answer and "4小时" in answer and "没有这个选项" in answer, answer
+    assert "投票方式" not in answer, answer  # a good option is not named
+    code = table.new_game("新游戏 标准")
+    answer = table.reply(JUDGE, "设置 deadlines.night_action=0 deadlines.revote=0")
+    assert answer.count("至少 1 分钟") == 2, answer
+    lobby = table.bot.chats.lobby(code)
+    assert lobby is not None and "deadlines.night_action" not in lobby.options
+
+
+@pytest.mark.rules("P-LOBBY-1", "S-SHERIFF-3")
+def test_options_refused_together_each_say_why(table: Table) -> None:
+    """Options each fine alone but not together: those that clash are named, each with its
+    bound (the withdrawal not before the sign-up's close), the others are not."""
+    answer = table.reply(JUDGE, "新游戏 标准 standard.sheriff_signup=15:00 votes.channel=dm "
+                                "standard.sheriff_withdraw=14:00")
+    assert "放在一起不成立" in answer and "游戏码" not in answer, answer
+    assert "不早于上警截止" in answer and "不能早于开门" in answer, answer
+    assert "投票方式" not in answer, answer

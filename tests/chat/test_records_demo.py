@@ -136,3 +136,24 @@ def test_stats_verifies_every_recorded_game_again(played: tuple[str, Path],
     out = capsys.readouterr().out
     assert "已重新校验 3 局：与签名日志一致。" in out
     assert main(["stats", "--db", played[0], "--season", "没有这个赛季"]) == 2
+
+
+@pytest.mark.rules("R-REC-6")
+def test_stats_takes_the_rank_minimum_from_its_option_else_the_setting(
+        played: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`wolfjudge stats --min-games`, else WOLFJUDGE_RANK_MIN_GAMES (the setting `wolfjudge
+    run` reads), else 3; a bad setting is named, not taken for 3."""
+    out = tmp_path / "s.json"
+
+    def minimum(*extra: str) -> int:
+        assert main(["stats", "--db", played[0], "--json", str(out), *extra]) == 0
+        return int(json.loads(out.read_text(encoding="utf-8"))["min_games"])
+
+    monkeypatch.delenv("WOLFJUDGE_RANK_MIN_GAMES", raising=False)
+    assert minimum() == 3
+    monkeypatch.setenv("WOLFJUDGE_RANK_MIN_GAMES", "4")
+    assert minimum() == 4 and minimum("--min-games", "2") == 2
+    monkeypatch.setenv("WOLFJUDGE_RANK_MIN_GAMES", "zero")
+    with pytest.raises(SystemExit) as exc:
+        main(["stats", "--db", played[0]])
+    assert "WOLFJUDGE_RANK_MIN_GAMES" in str(exc.value)

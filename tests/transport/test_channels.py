@@ -182,6 +182,27 @@ def test_wechats_settings_are_required_only_for_wechat(fake: None) -> None:
     assert "WECHATY_PUPPET_SERVICE_ENDPOINT is not set" in str(exc.value)
 
 
+def test_the_rank_minimum_is_read_with_the_other_settings(
+        fake: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "Records": WOLFJUDGE_RANK_MIN_GAMES (default 3) is one of `wolfjudge run`'s
+    settings, a bad one named like any other, and the service it builds carries it."""
+    from bot.chat.live import load_settings
+
+    assert load_settings(registry.channel("fake"))[0].rank_min_games == 3
+    monkeypatch.setenv("WOLFJUDGE_RANK_MIN_GAMES", "0")
+    with pytest.raises(SystemExit) as exc:
+        load_settings(registry.channel("fake"))
+    assert "WOLFJUDGE_RANK_MIN_GAMES" in str(exc.value)
+    monkeypatch.setenv("WOLFJUDGE_RANK_MIN_GAMES", "5")
+    assert load_settings(registry.channel("fake"))[0].rank_min_games == 5
+    from bot.chat.live import run
+
+    assert run(clock="2026-12-01 07:30", channel_name="fake", inp=Input(),  # type: ignore[arg-type]
+               out=io.StringIO()) == 0
+    [transport] = BUILT
+    assert transport.setup.service.rank_min_games == 5
+
+
 def test_doctor_checks_the_chosen_channel(fake: None) -> None:
     out = io.StringIO()
     assert doctor(out, channel="fake") == 0, out.getvalue()
