@@ -27,12 +27,18 @@ from gatewayhelp import Gateway, wait_until
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
+from bot.texts import ruleset_name
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chat"))
 from test_console_game import CAMPS as CAMPS  # noqa: E402  (re-exported for the tests)
+from test_console_game import SEEDS as SEEDS  # noqa: E402
 from test_console_game import LineProcess, Message, Player, Table  # noqa: E402
+from test_console_game import dealt as dealt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-START = "2026-12-01 07:30"
+# On the hour: the driver moves the clock by whole hours, so a day's close (21:00) and a shot
+# due half an hour after it fall in different steps, and an exiled hunter answers in time.
+START = "2026-12-01 07:00"
 BOT = "wxid_bot"  # the gateway's mock account
 JUDGE = "wxid_judge"
 SETTLE_TIMEOUT = 30.0  # seconds for the bot to answer a message and empty its outbox
@@ -258,8 +264,7 @@ class GatewayTable(Table):
         return any(re.match(r"(刀|验|守|防火墙|感染) ", text) for _, text, _ in self.todo)
 
     def deal(self) -> None:
-        kind = "经典" if self.ruleset == "classic" else "异常"
-        got = self.say(self.judge, f"新游戏 {kind} votes.channel=dm")
+        got = self.say(self.judge, f"新游戏 {ruleset_name(self.ruleset)} votes.channel=dm")
         m = next((re.search(r"游戏码[ ：]([A-Z0-9]{4,8})", x.text) for x in got
                   if x.to == self.judge and "游戏码" in x.text), None)
         assert m, got
