@@ -135,12 +135,19 @@ def _word(table: dict[str, str], key: Any) -> str:
 
 
 def _pick(template: Any, fields: dict[str, Any]) -> str:
+    found = _case(template, fields)
+    return "" if found is None else found
+
+
+def _case(template: Any, fields: dict[str, Any]) -> str | None:
+    """The template's text for these fields; None for a case it does not word."""
     if isinstance(template, str):
         return template
     value = fields.get(template["by"])
     key = str(value).lower() if isinstance(value, bool) else str(value)
     cases = template["cases"]
-    return cases.get(key, cases.get("default", ""))
+    found = cases.get(key, cases.get("default"))
+    return None if found is None else str(found)
 
 
 def render_event(event: Event, ruleset: str) -> str:
@@ -160,16 +167,16 @@ def render_rejection(rejection: Rejection, ruleset: str) -> str:
 def render_for_judge(event: Event, ruleset: str) -> str:
     """The event as the judge's feed words it (bot/feed.py). A ruleset's `judge:` template
     speaks of the seats in the third person; an empty one hides the event (it repeats what
-    the feed's line for the command says). Without one, a public or judge-only event reads as
-    the table reads it, and a private one is prefixed with whom it was told."""
-    templates = _templates(ruleset)
+    the feed's line for the command says). Without one (or for a case a `by` template leaves
+    out), a public or judge-only event reads as the table reads it, and a private one is
+    prefixed with whom it was told."""
     fields = _fields(event.data, ruleset)
     w = load("common", "templates")["words"]
     aud = event.audience
     fields["to"] = w["separator"].join(w["seat"].format(n=n) for n in aud.seats) or w["nobody"]
-    own = templates["judge"].get(event.type)
+    own = _judge_case(event, ruleset, fields)
     if own is not None:
-        return _pick(own, fields).format(**fields)
+        return own.format(**fields)
     text = render_event(event, ruleset)
     if not text or aud.public or not aud.seats:
         return text
@@ -177,8 +184,14 @@ def render_for_judge(event: Event, ruleset: str) -> str:
 
 
 def has_judge_wording(event: Event, ruleset: str) -> bool:
-    """Whether the ruleset words this event for the judge in a way of its own."""
-    return event.type in _templates(ruleset)["judge"]
+    """Whether the ruleset words this event (this case of it) for the judge in a way of its
+    own."""
+    return _judge_case(event, ruleset, _fields(event.data, ruleset)) is not None
+
+
+def _judge_case(event: Event, ruleset: str, fields: dict[str, Any]) -> str | None:
+    own = _templates(ruleset)["judge"].get(event.type)
+    return None if own is None else _case(own, fields)
 
 
 @cache

@@ -108,9 +108,10 @@ class Options(BaseModel):
         of the next morning). Each must leave some time to act (checked after `check`)."""
         return {}
 
-    def day_deadlines(self) -> dict[str, int]:
-        """The duties due a while after a day's close: key -> minutes. Each must leave some
-        time to act too (0 makes them due at once, for a seat exiled at the close)."""
+    def day_deadlines(self) -> dict[str, int | None]:
+        """The duties due a while after a day's close (or, for a seat out at night, after the
+        night's resolution): key -> minutes (None: a fixed moment instead). Each must leave
+        some time to act too (0 makes them due at once, for a seat exiled at the close)."""
         return {}
 
     def dump(self) -> dict[str, Any]:
@@ -132,9 +133,9 @@ class Options(BaseModel):
                 raise OptionError(f"{key} must be at least 1min after the close: a night "
                                   "deadline of no length leaves no time to act")
         for key, minutes in opts.day_deadlines().items():
-            if minutes < 1:
-                raise OptionError(f"{key} must be at least 1min after the close: a deadline "
-                                  "of no length leaves no time to act")
+            if minutes is not None and minutes < 1:
+                raise OptionError(f"{key} must be at least 1min: a deadline of no length "
+                                  "leaves no time to act")
         return opts
 
 
@@ -194,7 +195,7 @@ class CommonOptions(Options):
     def night_deadlines(self) -> dict[str, int | None]:
         return {"deadlines.night_action": self.deadlines_night_action}
 
-    def day_deadlines(self) -> dict[str, int]:
+    def day_deadlines(self) -> dict[str, int | None]:
         # the handover and the shot of a seat exiled at the close (P-DL-1, P-DL-6), a PK revote
         # after a tied exile: 0 would give them no time (a random handover with a card, a lost
         # shot, a revote nobody can cast). The others' 0 means something: no reminder, no

@@ -27,7 +27,9 @@ from engine.ruleset import get_ruleset
 
 RULESETS = {"classic": legacy.CLASSIC_OPTIONS, "anomaly": legacy.ANOMALY_OPTIONS}
 NIGHT_DEADLINES = ("deadlines.night_action", "deadlines.witch", "classic.guard_deadline")
-DAY_DEADLINES = ("deadlines.after_exile", "deadlines.revote")
+DAY_DEADLINES = ("deadlines.after_exile", "deadlines.revote", "anomaly.hunter_deadline_day",
+                 "anomaly.hunter_deadline_night")
+HUNTER_WORDS = ("close_plus_30", "before_next_open")  # the hunter deadlines' fixed values
 LEGACY_YELLOWS = "cards.yellow_to_red must be 0 (never) or a positive number"
 BOUNDED_YELLOWS = f"cards.yellow_to_red must be 0 (never) or 1 to {MAX_YELLOWS}"
 POOL: list[Any] = [True, False, 0, 1, 2, 3, -1, 6, 9, 45, 1.5, None, "", "two", "true", "yes",
@@ -70,12 +72,14 @@ def old(ruleset: str, given: Any) -> tuple[str, Any]:
                           and duration_minutes(value) == 0):
             return "OptionError", (f"{key} must be at least 1min after the close: a night "
                                    "deadline of no length leaves no time to act")
-    # ... and (issue 33's follow-up) so is the handover, the shot and the PK revote after it.
+    # ... and (issue 33's follow-up) so is the handover, the shot and the PK revote after it,
+    # and anomaly's hunter's shot as a duration.
     for key in DAY_DEADLINES:
         value = opts.get(key)
-        if value == 0 or (isinstance(value, str) and duration_minutes(value) == 0):
-            return "OptionError", (f"{key} must be at least 1min after the close: a deadline "
-                                   "of no length leaves no time to act")
+        if value == 0 or (isinstance(value, str) and value not in HUNTER_WORDS
+                          and duration_minutes(value) == 0):
+            return "OptionError", (f"{key} must be at least 1min: a deadline of no length "
+                                   "leaves no time to act")
     return "ok", {k: v for k, v in opts.items() if k not in added or v != spec[k][1]}
 
 

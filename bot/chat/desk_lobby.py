@@ -27,6 +27,7 @@ from bot.service import GameExists
 from bot.store.models import Lobby, LobbyPlayer
 from bot.texts import contact_text, role_name, ruleset_name, t
 from engine import rng
+from engine.ruleset import get_ruleset
 
 log = logging.getLogger(__name__)
 
@@ -423,7 +424,7 @@ class LobbyDesk:
 
     def _rules(self, lobby: Lobby) -> str:
         roles = (self._roles_text(lobby.ruleset, lobby.roles) if lobby.roles
-                 else t("roles_preset"))
+                 else t("roles_preset", roles=self._preset_text(lobby)))
         return t("lobby_rules", code=lobby.code, ruleset=ruleset_name(lobby.ruleset),
                  players=lobby.players, roles=roles,
                  options=self._options(lobby.ruleset, lobby.options, lobby.chat_options))
@@ -435,6 +436,16 @@ class LobbyDesk:
         lines = options_text.describe(
             {**options_text.changed(options, ruleset), **chat_options}, ruleset)
         return t("options_list", items="\n".join(lines)) if lines else t("no_options")
+
+    def _preset_text(self, lobby: Lobby) -> str:
+        """The roles the preset deals for the lobby's count and options (what `开始` deals
+        when the judge set none), as `角色` writes them: a ready example for the judge."""
+        try:
+            roles = get_ruleset(lobby.ruleset).preset(lobby.players, dict(lobby.options))
+        except (KeyError, ValueError) as exc:  # a count the lobby's checks let through only
+            log.info("no preset for %s: %s", lobby.code, exc)
+            return "?"
+        return self._roles_text(lobby.ruleset, roles)
 
     @staticmethod
     def _roles_text(ruleset: str, roles: list[str]) -> str:

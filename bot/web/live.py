@@ -6,7 +6,8 @@ fetches the page again and puts in what changed (bot/web/static/live.js). A stre
 what concerns its page, decided in memory, never by a database query per stream:
 
 - a seat's page: a message delivered to its contact in that game: a DM, or a post in a room of
-  the game it is in (the deliverer says so once the row is marked sent: `Notifying`). Nothing
+  the game it is in (the deliverer says so once the row is marked sent: `Notifying`), or an
+  answer its contact was shown on another page (another tab: bot/web/site.py `send`). Nothing
   else wakes it: a page woken by a commit it was not told of would tell its reader when a
   secret action happened;
 - a judge's page: every commit of the game, and what is delivered to the judge;

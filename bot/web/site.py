@@ -164,6 +164,10 @@ class Site:
             got = await run_in_threadpool(bot.handle_page, msg, answers)
         if room is None:
             self.lobby_changed(before | await run_in_threadpool(self.lobbies, contact))
+        if got and self.hub is not None:
+            # The answers were taken for this page, not delivered: the sender's other open
+            # pages (another tab, a phone and a computer) are woken as a delivery would.
+            self.hub.wake([live.mine(contact), *([live.to(game, contact)] if game else [])])
         return [t("web.again")] if got is None else got or [t("web.done")]
 
     def allowed(self, key: Hashable) -> bool:

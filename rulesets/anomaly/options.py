@@ -85,17 +85,25 @@ class AnomalyOptions(SharedOptions):
 
     def check(self, camps: tuple[str, ...]) -> None:
         super().check(camps)
-        for key, value, fixed in (
-                ("anomaly.hunter_deadline_day", self.anomaly_hunter_deadline_day,
-                 "close_plus_30"),
-                ("anomaly.hunter_deadline_night", self.anomaly_hunter_deadline_night,
-                 "before_next_open")):
+        for key, value, fixed in self._hunter_deadlines():
             if value != fixed:
                 try:
                     duration_minutes(value)
                 except ValueError:
                     raise OptionError(f"bad value {value!r} for option {key!r}: "
                                       f"{fixed} or a duration like 45min") from None
+
+    def day_deadlines(self) -> dict[str, int | None]:
+        # the hunter's shot as a duration: 0 would end the window as it opens (a lost shot)
+        return {**super().day_deadlines(), **{
+            key: None if value == fixed else duration_minutes(value)
+            for key, value, fixed in self._hunter_deadlines()}}
+
+    def _hunter_deadlines(self) -> tuple[tuple[str, str, str], ...]:
+        return (("anomaly.hunter_deadline_day", self.anomaly_hunter_deadline_day,
+                 "close_plus_30"),
+                ("anomaly.hunter_deadline_night", self.anomaly_hunter_deadline_night,
+                 "before_next_open"))
 
 
 ANOMALY_OPTIONS: OptionSpec = spec_of(AnomalyOptions)

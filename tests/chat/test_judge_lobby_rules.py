@@ -133,6 +133,21 @@ def test_a_bad_role_set_shows_how_to_write_one_of_the_lobbys_ruleset(
 
 
 @pytest.mark.rules("P-LOBBY-2")
+@pytest.mark.parametrize("ruleset", ["经典", "标准", "异常"])
+def test_角色_alone_names_the_presets_roles_a_judge_can_copy(
+        tmp_path: Path, ruleset: str) -> None:
+    """`角色` alone in a lobby on its preset shows the roles the preset deals for its count
+    (with its options), written as `角色` takes them: copied back, the lobby keeps that set."""
+    lobby = Lobby(tmp_path, ruleset=ruleset)
+    shown = lobby.say(JUDGE, "角色")
+    found = re.search(r"角色：按人数的标准配置（([^）]+)）", shown)
+    assert found is not None, shown
+    lobby.say(JUDGE, f"角色 {found[1]}")
+    dealt = lobby.lobby.roles
+    assert dealt is not None and len(dealt) == lobby.lobby.players, (found[1], dealt)
+
+
+@pytest.mark.rules("P-LOBBY-2")
 def test_角色s_usage_line_names_no_role_a_ruleset_lacks() -> None:
     """The `角色` usage line is the vocabulary's (a form refused before any lobby is known
     shows it), the same in every ruleset: it names no role one of them lacks (a refused set

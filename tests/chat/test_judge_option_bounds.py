@@ -91,3 +91,27 @@ def test_options_refused_together_each_say_why(table: Table) -> None:
     assert "放在一起不成立" in answer and "游戏码" not in answer, answer
     assert "不早于上警截止" in answer and "不能早于开门" in answer, answer
     assert "投票方式" not in answer, answer
+
+
+@pytest.mark.rules("P-LOBBY-1", "A-HUNTER-2")
+@pytest.mark.parametrize("option", [
+    "anomaly.hunter_deadline_day=0", "anomaly.hunter_deadline_day=0min",
+    "anomaly.hunter_deadline_night=0", "anomaly.hunter_deadline_night=0h"])
+def test_a_hunter_shot_window_of_no_length_is_refused(table: Table, option: str) -> None:
+    """Anomaly's hunter shoots within this long of the close or of the night's resolution: 0
+    would end the window as it opens (a lost shot), so it is refused with the bound, in
+    Chinese, as the other deadlines people act by are."""
+    answer = table.reply(JUDGE, f"新游戏 异常 {option}")
+    assert "无效" in answer and "至少 1 分钟" in answer and "游戏码" not in answer, answer
+    assert "游戏码" in table.reply(JUDGE, f"新游戏 异常 {option.split('=')[0]}=1min")
+
+
+@pytest.mark.rules("P-LOBBY-1", "A-HUNTER-2")
+@pytest.mark.parametrize("key", ["anomaly.hunter_deadline_day", "anomaly.hunter_deadline_night"])
+def test_a_hunter_shot_window_of_no_length_is_refused_by_the_settings_too(table: Table,
+                                                                          key: str) -> None:
+    code = table.new_game("新游戏 异常")
+    answer = table.reply(JUDGE, f"设置 {key}=0")
+    assert "无效" in answer and "至少 1 分钟" in answer, answer
+    lobby = table.bot.chats.lobby(code)
+    assert lobby is not None and key not in lobby.options

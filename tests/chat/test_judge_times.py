@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from test_chat_judge import JUDGE, Table, _day1
 
+from bot.render import has_judge_wording, render_event, render_for_judge
+from engine.events import Audience, Event
+
 
 @pytest.mark.rules("P-CLOCK-1", "P-TIME-2")
 def test_the_next_open_set_before_midnight_is_tomorrows(tmp_path: Path) -> None:
@@ -100,3 +103,46 @@ def test_the_judges_times_are_told_without_seconds(tmp_path: Path) -> None:
     assert any("12-02 01:00" in text for text in texts), texts
     timed = [text for text in texts if SECONDS.search(text)]
     assert not timed, timed
+
+
+NEWS = (("关门 22:30", "关门时间改为 12-01 22:30"), ("开门 08:30", "开门时间改为 12-02 08:30"))
+
+
+@pytest.mark.rules("P-CLOCK-1", "P-CLOCK-2")
+@pytest.mark.parametrize("channel", ["dm", "room"])
+def test_the_judge_is_told_a_moved_close_or_open_once(tmp_path: Path, channel: str) -> None:
+    """One message per recipient per step, no text repeated: the answer to the judge's own
+    `关门`/`开门` tells them the new time, so their feed does not add the table's announcement
+    of it (as it leaves out a public room's posts the judge reads there); the table's
+    announcement is as before."""
+    table = Table(tmp_path, f"public.channel={channel}")
+    _day1(table)
+    table.move(datetime(2026, 12, 1, 12, 0))
+    for command, news in NEWS:
+        before = len(table.transport.sent)
+        table.say(JUDGE, command)
+        sent = table.transport.sent[before:]
+        judge = [s.text for s in sent if s.kind == "dm" and s.target == JUDGE]
+        assert len(judge) == 1 and judge[0].count(news) == 1, judge
+        told = f"法官调整时间：第{1 if '关门' in command else 2}天{news}。"
+        if channel == "dm":
+            for contact in table.contact.values():
+                assert [s.text for s in sent if s.target == contact] == [told]
+        else:
+            assert [s.text for s in sent if s.kind == "post"] == [told]
+            assert not [s for s in sent if s.kind == "dm" and s.target != JUDGE]
+
+
+@pytest.mark.rules("P-REVIEW-4")
+def test_the_reviews_moved_open_still_reads_as_the_table_reads_it() -> None:
+    """The judge's wording hides only the cases their own command says; the open the review
+    moves (no command of theirs) reads to the judge as to the table, and is left out of a
+    public room's judge feed as other public news is."""
+    moved = Event(type="TimeChanged", at=datetime(2026, 12, 2, 8, 1), phase="N1",
+                  audience=Audience(public=True),
+                  data={"which": "review", "day": 2, "at": "12-02 09:30"})
+    assert render_for_judge(moved, "classic") == render_event(moved, "classic")
+    assert "09:30" in render_for_judge(moved, "classic")
+    assert not has_judge_wording(moved, "classic")
+    closed = moved.model_copy(update={"data": {**moved.data, "which": "close"}})
+    assert render_for_judge(closed, "classic") == "" and has_judge_wording(closed, "classic")

@@ -57,6 +57,8 @@ def test_every_option_comes_from_the_models_with_its_default_and_values() -> Non
                      ("reminders.before", 0), ("deadlines.change_freeze", 0)):
         assert options_text.option(key).low == low, key
     assert options_text.option("classic.guard_deadline", "classic").low == 1
+    for key in ("anomaly.hunter_deadline_day", "anomaly.hunter_deadline_night"):
+        assert options_text.option(key, "anomaly").low == 1, key
     assert [c.typed for c in options_text.choices("votes.channel")] == list(
         CHAT_OPTIONS["votes.channel"])
     assert [c.typed for c in options_text.choices("check.no_unlost_camp", "standard")] == [

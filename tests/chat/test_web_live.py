@@ -113,6 +113,21 @@ def test_a_seats_stream_is_not_woken_by_what_it_was_not_told(web: WebTable) -> N
     assert live.public(web.code) not in woken and live.judged(web.code) in woken
 
 
+def test_an_answer_taken_on_one_page_wakes_the_senders_other_pages(web: WebTable) -> None:
+    """A page's answer is the page's to show, not delivered: the same contact's other open
+    pages (another tab, the phone beside the computer) are woken for it as for a DM, and
+    nobody else's."""
+    woken: list[live.Key] = []
+    hub: live.Hub = web.client.app.state.hub
+    wake = hub.wake
+    hub.wake = lambda keys: woken.extend(keys) or wake(keys)  # type: ignore[method-assign]
+    seat = 4
+    status, page = web.post(web.link(web.contact[seat]), "状态", nonce="tab-1")
+    assert status == 200
+    concerned = {k for k in woken if k[0] in ("to", "mine")}
+    assert concerned == {live.to(web.code, web.contact[seat]), live.mine(web.contact[seat])}
+
+
 def test_without_a_bot_the_page_fetches_itself(web: WebTable) -> None:
     """`wolfjudge web` beside a bot in another process: no stream (204: the browser does not
     try again), the page polls (an empty data-stream)."""
