@@ -9,7 +9,7 @@ from engine.context import OPEN_NOTICE, REVIEW, REVIEW_SINCE, Ctx
 from engine.duties import handover_missed
 from engine.model import Deadline, GameState, Night
 from engine.votes import ABSTAIN, REVOTE, Tally, tally
-from engine.voting import lapse_corrections
+from engine.voting import lapse_corrections, may_vote
 
 
 def fire(ctx: Ctx, ident: str, fired_at: datetime | None = None) -> None:
@@ -60,7 +60,7 @@ def owing_seats(ctx: Ctx, dl: Deadline) -> list[int]:
     state = ctx.state
     if dl.kind == "day_close":
         votes = ctx.view("votes")
-        return [n for n in state.living_numbers() if not votes.get(n)]
+        return [n for n in state.living_numbers() if not votes.get(n) and may_vote(ctx, n)]
     if dl.kind == "handover":
         return [state.handover_due] if state.handover_due in dl.seats else []
     night = ctx.view("night")

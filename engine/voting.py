@@ -7,11 +7,25 @@ from dataclasses import replace
 from datetime import timedelta
 
 from engine.commands import JudgeCorrection, JudgeProxy
-from engine.context import Ctx
+from engine.context import Ctx, Reject
 from engine.model import CorrectionRequest, VotePost
 
 
-def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> None:
+def may_vote(ctx: Ctx, n: int) -> bool:
+    """Whether seat `n` can cast today's vote now (an abstention passes every check a target
+    does not decide): the reminder's audience, by the refusals of `vote` itself, so that a
+    rule that takes a vote away (a PK candidate, the ruleset's `check_vote`) takes its
+    reminder away too. Read only."""
+    try:
+        _check_voter(ctx, n)
+        ctx.rs.check_vote(ctx, n, None)
+    except Reject:
+        return False
+    return True
+
+
+def _check_voter(ctx: Ctx, n: int) -> None:
+    """The refusals of a voter whatever his vote, but the ruleset's (`check_vote`)."""
     state = ctx.state
     if not state.phase.startswith("D"):
         ctx.reject("no_vote_now")
@@ -21,9 +35,15 @@ def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> 
     if data.get("vote_void") == state.day:
         ctx.reject("votes_void")
     revote = data.get("revote")
+    if revote and n in revote["candidates"]:
+        ctx.reject("revote_candidate")
+
+
+def vote(ctx: Ctx, n: int, mode: str, target: int | None, *, by_judge: bool) -> None:
+    state = ctx.state
+    _check_voter(ctx, n)
+    revote = ctx.view("data").get("revote")
     if revote:
-        if n in revote["candidates"]:
-            ctx.reject("revote_candidate")
         if mode != "void" and target is not None and target not in revote["candidates"]:
             ctx.reject("revote_target", candidates=revote["candidates"])
         if mode == "change":

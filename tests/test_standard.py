@@ -11,7 +11,7 @@ import pytest
 from bot.chat.lobby import LobbyError, check_game, split_options
 from bot.render import render_for_judge
 from engine import handle, new_game
-from engine.commands import Act, Tick
+from engine.commands import Act, Tick, Vote
 from engine.events import Rejection
 from engine.options import OptionError
 
@@ -179,3 +179,48 @@ def test_S_HUNTER_4_the_cause_the_judge_reads_and_the_shot(
     assert [(e.data["seat"], e.data["cause"]) for e in outs] == [(7, cause)]
     assert render_for_judge(outs[0], "standard") == f"7 号出局（{word}）。"
     assert any(e.type == "HunterDue" for e in seen) == shot
+
+
+def _vote_reminders(state: Any, day: int, cmds: dict[str, list[Any]]) -> set[int]:
+    """Tick the deadlines up to day `day`'s vote reminder, sending `cmds[phase]` as each
+    phase begins; the seats that reminder DMs."""
+    now, done = datetime(2026, 1, 1, 0, 0), set()
+    while True:
+        if state.phase in cmds and state.phase not in done:
+            done.add(state.phase)
+            for cmd in cmds[state.phase]:
+                out = handle(state, cmd, now)
+                assert not isinstance(out, Rejection), (cmd, out)
+                state, _ = out
+        dl = state.next_deadline()
+        assert dl is not None
+        now = dl.due
+        out = handle(state, Tick(deadline_id=dl.id), now)
+        assert not isinstance(out, Rejection), out
+        state, evs = out
+        if dl.id == f"remind:day_close:{day}":
+            return {n for e in evs if e.type == "Reminder" for n in e.audience.seats}
+
+
+@pytest.mark.rules("S-SHERIFF-4")
+def test_S_SHERIFF_4_candidates_get_no_vote_reminder_on_day_1() -> None:
+    """Only the election's voters are reminded to vote: not a candidate, nor one who
+    withdrew (退水: he no longer votes)."""
+    state, _ = _game(roles=IDIOT_BOARD)
+    reminded = _vote_reminders(state, 1, {"D1": [
+        Act(seat=5, skill="run"), Act(seat=9, skill="run"), Act(seat=1, skill="run"),
+        Act(seat=1, skill="withdraw")]})
+    assert reminded == set(range(1, 13)) - {1, 5, 9}
+
+
+@pytest.mark.rules("S-IDIOT-1")
+def test_S_IDIOT_1_a_revealed_idiot_gets_no_vote_reminder() -> None:
+    """The revealed idiot has no vote: he is not reminded on the days after his reveal; the
+    others who have not voted are."""
+    state, _ = _game(roles=IDIOT_BOARD)
+    night = [Act(seat=1, skill="kill", targets=(9,)), Act(seat=1, skill="lock"),
+             Act(seat=5, skill="see", targets=(1,)), Act(seat=6, skill="pass")]
+    exile_8 = [Vote(seat=n, target=8) for n in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+    reminded = _vote_reminders(state, 3, {"N1": night, "D2": exile_8,
+                                          "D3": [Vote(seat=2, target=1)]})
+    assert reminded == {1, 3, 4, 5, 6, 7, 10, 11, 12}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from bot.scenario import Game
 from engine import new_game
 from engine.commands import Act, JudgeCard, JudgeCorrection, Vote
@@ -165,3 +167,33 @@ def test_amb_p_09_pending_requests_lapse_at_close_for_the_judge_and_the_player()
     lapsed = {e.type: e.audience for e in g.log if e.type.startswith("CorrectionLapsed")}
     assert lapsed == {"CorrectionLapsed": Audience.to(6), "CorrectionLapsedJudge": Audience.judge()}
     assert g.state.sheriff == 10
+
+
+@pytest.mark.rules("AMB-C-15")
+def test_AMB_C_15_the_pk_candidates_get_no_vote_reminder_in_the_revote() -> None:
+    """A PK revote long enough for a reminder: the tied candidates, who do not vote in it,
+    are not reminded; the others who have not voted again are."""
+    state, _ = new_game(ruleset="classic", game_id="pk-remind", seed="s", start=date(2026, 1, 1),
+                        roles=ROLES, options={"classic.exile_tie": "revote",
+                                              "deadlines.revote": "90min"})
+    g = Game(state=state, now=datetime(2026, 1, 1), ruleset="classic")
+    assert g.send(Act(seat=7, skill="link", targets=(11, 12))) is None
+    g.advance(at(9, 0))
+    for voter in range(1, 13):
+        assert g.send(Vote(seat=voter, target=None)) is None
+    g.advance(at(21, 0))
+    for cmd in (Act(seat=1, skill="kill", targets=(10,)), Act(seat=1, skill="lock"),
+                Act(seat=4, skill="see", targets=(1,)), Act(seat=6, skill="guard", targets=(11,)),
+                Act(seat=5, skill="pass")):
+        assert g.send(cmd) is None, cmd
+    g.advance(datetime(2026, 1, 2, 9, 0))
+    assert g.state.phase == "D2" and len(g.state.living()) == 11
+    for voter, target in ((1, 3), (2, 3), (4, 6), (5, 6)):
+        assert g.send(Vote(seat=voter, target=target)) is None
+    g.advance(datetime(2026, 1, 2, 21, 0))
+    assert g.state.data.get("revote") == {"candidates": [3, 6]}
+    assert g.send(Vote(seat=1, target=3)) is None
+    seen = len(g.log)
+    g.advance(datetime(2026, 1, 2, 22, 0))
+    reminded = {n for e in g.log[seen:] if e.type == "Reminder" for n in e.audience.seats}
+    assert reminded == set(range(1, 13)) - {1, 3, 6, 10}
