@@ -275,11 +275,7 @@ class ChatStore:
 
     def set_mark(self, name: str, value: int) -> None:
         with self.db.write() as s:
-            row = s.get(ChannelMark, name)
-            if row is None:
-                s.add(ChannelMark(name=name, value=value, updated_at=utcnow()))
-            else:
-                row.value, row.updated_at = value, utcnow()
+            s.merge(ChannelMark(name=name, value=value, updated_at=utcnow()))
 
     def dm(self, key: str, to: str, text: str, game_id: str | None) -> None:
         with self.db.write() as s:

@@ -354,11 +354,7 @@ class RecordStore:
 
     def set_hidden(self, contact: str, hidden: bool) -> None:
         with self.db.write() as s:
-            row = s.get(RecordPrivacy, contact)
-            if row is None:
-                s.add(RecordPrivacy(contact_id=contact, hidden=hidden, changed_at=utcnow()))
-            else:
-                row.hidden, row.changed_at = hidden, utcnow()
+            s.merge(RecordPrivacy(contact_id=contact, hidden=hidden, changed_at=utcnow()))
 
     # the simulator's numbers ---------------------------------------------------------------------
     def simulation(self, key: str) -> tuple[str, int, Any] | None:
@@ -388,11 +384,7 @@ class RecordStore:
         name = SLUG_PREFIX + (host or "")
         value = make()
         with self.db.write() as s:
-            row = s.get(Secret, name)
-            if row is None:
-                s.add(Secret(name=name, value=value))
-            else:
-                row.value = value
+            s.merge(Secret(name=name, value=value))
         return value
 
     def slugs(self) -> Iterable[tuple[str | None, str]]:
