@@ -120,27 +120,42 @@ def test_S_SETUP_1_the_two_boards_deal_their_roles() -> None:
         _game(roles=["guard" if r == "idiot" else r for r in IDIOT_BOARD])
 
 
+START = datetime(2026, 1, 1, 0, 0)  # before the game's first deadline
+
+
+def _send(state: Any, cmd: Any, now: datetime) -> tuple[Any, list[Any]]:
+    """`cmd` handled at `now`: the new state and its events (a refusal fails)."""
+    out = handle(state, cmd, now)
+    assert not isinstance(out, Rejection), (cmd, out)
+    return out[0], list(out[1])
+
+
+def _fire_next(state: Any) -> tuple[Any, datetime, list[Any], Any]:
+    """The next deadline fired at its time: the state, that time, its events, the deadline."""
+    dl = state.next_deadline()
+    assert dl is not None
+    state, evs = _send(state, Tick(deadline_id=dl.id), dl.due)
+    return state, dl.due, evs, dl
+
+
+def _night_1(state: Any, seen: list[Any], cmds: Any) -> tuple[Any, list[Any]]:
+    """The deadlines fired up to night 1, then `cmds` sent: the state and every event
+    (`seen` first)."""
+    now = START
+    while state.phase != "N1":
+        state, now, evs, _ = _fire_next(state)
+        seen += evs
+    for cmd in cmds:
+        state, evs = _send(state, cmd, now)
+        seen += evs
+    return state, seen
+
 def test_S_WOLF_2_the_wolves_get_no_kill_feedback() -> None:
     """Whatever the night, no event tells the killers how the kill went."""
     state, events = _game(roles=IDIOT_BOARD)
-    now = datetime(2026, 1, 1, 0, 0)
-    seen = list(events)
-
-    def send(cmd: Any) -> None:
-        nonlocal state
-        out = handle(state, cmd, now)
-        assert not isinstance(out, Rejection), out
-        state, evs = out
-        seen.extend(evs)
-
-    while state.phase != "N1":
-        dl = state.next_deadline()
-        assert dl is not None
-        now = dl.due
-        send(Tick(deadline_id=dl.id))
-    for cmd in (Act(seat=1, skill="kill", targets=(9,)), Act(seat=1, skill="lock"),
-                Act(seat=6, skill="save", targets=(9,)), Act(seat=5, skill="see", targets=(1,))):
-        send(cmd)
+    state, seen = _night_1(state, list(events), (
+        Act(seat=1, skill="kill", targets=(9,)), Act(seat=1, skill="lock"),
+        Act(seat=6, skill="save", targets=(9,)), Act(seat=5, skill="see", targets=(1,))))
     assert state.night is not None and state.night.resolved
     wolves = {1, 2, 3, 4}
     told = [e for e in seen if e.phase == "N1" and not e.audience.public
@@ -160,21 +175,9 @@ def test_S_HUNTER_4_the_cause_the_judge_reads_and_the_shot(
     options = {} if value is None else {"standard.hunter_killed_and_poisoned": value}
     state, events = _game(options, roles=IDIOT_BOARD)
     assert ("standard.hunter_killed_and_poisoned" in state.options) == (value == "kill")
-    now = datetime(2026, 1, 1, 0, 0)
-    seen = list(events)
-    while state.phase != "N1":
-        dl = state.next_deadline()
-        assert dl is not None
-        now = dl.due
-        out = handle(state, Tick(deadline_id=dl.id), now)
-        assert not isinstance(out, Rejection), out
-        state, evs = out
-    for cmd in (Act(seat=1, skill="kill", targets=(7,)), Act(seat=1, skill="lock"),
-                Act(seat=6, skill="poison", targets=(7,)), Act(seat=5, skill="see", targets=(1,))):
-        out = handle(state, cmd, now)
-        assert not isinstance(out, Rejection), out
-        state, evs = out
-        seen.extend(evs)
+    state, seen = _night_1(state, list(events), (
+        Act(seat=1, skill="kill", targets=(7,)), Act(seat=1, skill="lock"),
+        Act(seat=6, skill="poison", targets=(7,)), Act(seat=5, skill="see", targets=(1,))))
     outs = [e for e in seen if e.type == "SeatOut"]
     assert [(e.data["seat"], e.data["cause"]) for e in outs] == [(7, cause)]
     assert render_for_judge(outs[0], "standard") == f"7 号出局（{word}）。"
@@ -184,20 +187,13 @@ def test_S_HUNTER_4_the_cause_the_judge_reads_and_the_shot(
 def _vote_reminders(state: Any, day: int, cmds: dict[str, list[Any]]) -> set[int]:
     """Tick the deadlines up to day `day`'s vote reminder, sending `cmds[phase]` as each
     phase begins; the seats that reminder DMs."""
-    now, done = datetime(2026, 1, 1, 0, 0), set()
+    now, done = START, set()
     while True:
         if state.phase in cmds and state.phase not in done:
             done.add(state.phase)
             for cmd in cmds[state.phase]:
-                out = handle(state, cmd, now)
-                assert not isinstance(out, Rejection), (cmd, out)
-                state, _ = out
-        dl = state.next_deadline()
-        assert dl is not None
-        now = dl.due
-        out = handle(state, Tick(deadline_id=dl.id), now)
-        assert not isinstance(out, Rejection), out
-        state, evs = out
+                state, _ = _send(state, cmd, now)
+        state, now, evs, dl = _fire_next(state)
         if dl.id == f"remind:day_close:{day}":
             return {n for e in evs if e.type == "Reminder" for n in e.audience.seats}
 
