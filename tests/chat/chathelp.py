@@ -125,6 +125,14 @@ class Table:
         assert "已开始" in self.reply(JUDGE, "开始")
         return code
 
+    def ended(self) -> str:
+        """A game the judge ended (`结束`, confirmed): over, with no winner."""
+        code = self.game()
+        self.reply(JUDGE, f"#{code} 结束")
+        self.reply(JUDGE, f"#{code} 结束 确认")
+        assert self.state(code).ended
+        return code
+
     def link(self, code: str) -> tuple[int, int]:
         """Cupid links the first two other seats: the camps form, the rooms are made."""
         cupid = self.seats_with(code, "cupid")[0]

@@ -184,14 +184,6 @@ def lobby(t: Table, joined: int = 3) -> str:
     return code
 
 
-def ended(t: Table) -> str:
-    code = t.game()
-    t.reply(JUDGE, f"#{code} 结束")
-    t.reply(JUDGE, f"#{code} 结束 确认")
-    assert t.state(code).ended
-    return code
-
-
 def kicked(t: Table) -> Incoming:
     lobby(t)
     t.reply(JUDGE, "踢出 马甲2")
@@ -221,7 +213,7 @@ def token(t: Table) -> Incoming:
 # (by the verbs' names in bot/commands/vocabulary.yaml)
 SCENARIOS: dict[str, Callable[[Table], Incoming]] = {
     "new_game": lambda t: t.incoming(JUDGE, "新游戏 经典"),
-    "restart": lambda t: t.incoming(JUDGE, f"重开 {ended(t)}"),
+    "restart": lambda t: t.incoming(JUDGE, f"重开 {t.ended()}"),
     "start": lambda t: (lobby(t, 12), t.incoming(JUDGE, "开始"))[1],
     "join": lambda t: t.incoming("P9", f"报名 {lobby(t)} 马甲9"),
     "leave": lambda t: (lobby(t), t.incoming("P2", "退出"))[1],
@@ -243,7 +235,7 @@ SCENARIOS: dict[str, Callable[[Table], Incoming]] = {
     "season_start": lambda t: t.incoming(JUDGE, "赛季 开始 第一季"),
     "season_end": lambda t: (t.reply(JUDGE, "赛季 开始 第一季"),
                              t.incoming(JUDGE, "赛季 结束"))[1],
-    "records_hide": lambda t: (ended(t), t.incoming("P1", "战绩 隐藏"))[1],
+    "records_hide": lambda t: (t.ended(), t.incoming("P1", "战绩 隐藏"))[1],
     "vote": lambda t: (t.game("新游戏 经典 votes.channel=dm"),
                      t.move_to(datetime(2026, 12, 1, 9, 0, tzinfo=ZONE)),
                      t.incoming("P1", "投 2"))[2],

@@ -35,14 +35,6 @@ def won(table: Table, code: str | None = None) -> str:
     return code
 
 
-def ended(table: Table) -> str:
-    code = table.game()
-    table.reply(JUDGE, f"#{code} 结束")
-    table.reply(JUDGE, f"#{code} 结束 确认")
-    assert table.state(code).ended
-    return code
-
-
 def one_reply(table: Table, sender: str, text: str) -> str:
     replies = table.ask(sender, text)
     assert len(replies) == 1, replies  # one short message
@@ -66,7 +58,7 @@ def test_a_game_is_recorded_when_it_ends(table: Table) -> None:
 @pytest.mark.rules("R-REC-3", "R-REC-4")
 def test_战绩_my_record_in_one_message(table: Table) -> None:
     code = won(table)
-    second = ended(table)
+    second = table.ended()
     seat = seat_of(table, code, "P1")
     state = table.state(code)
     role = state.seat(seat).role
