@@ -122,10 +122,6 @@ class WebStore:
             return s.scalar(select(func.count()).select_from(WebContact).where(
                 WebContact.creates_games.is_(True))) or 0
 
-    def is_known(self, contact: str) -> bool:
-        with self.db.read() as s:
-            return s.get(WebContact, contact) is not None
-
     # a judge's home -------------------------------------------------------------------------------
     def judged_games(self, contact: str) -> list[HomeGame]:
         """The lobbies and games `contact` judges on this account, any status, latest first."""
