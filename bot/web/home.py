@@ -31,7 +31,7 @@ from bot.store.db import Database
 from bot.store.web import HomeGame, WebStore
 from bot.texts import ruleset_name, t
 from bot.web import live
-from bot.web.links import SECRET_NAME, Claim, Links, PageLinks, digest, new_secret
+from bot.web.links import SECRET_NAME, Links, PageLinks, digest, new_secret
 from bot.web.site import Site
 from engine.options import duration_minutes
 from engine.ruleset import ruleset_names
@@ -216,15 +216,11 @@ def router(site: Site) -> APIRouter:
             else CHAT_DEFAULTS)
     forms = game_forms(chat)
 
-    def admitted(token: str) -> tuple[Claim, str] | None:
-        """The home's claim and its judge, if the link is a home link of the judge's current
-        generation and they still may create games: one read whatever the token."""
-        claim = site.links.read(token)
-        c = claim if claim is not None else Claim("h", "", "", None, -1)
-        known = site.web.known(c.contact)
-        ok = (claim is not None and c.kind == "h" and known is not None
-              and known.creates_games and c.epoch == known.epoch)
-        return (c, known.contact) if ok and known is not None else None
+    def admitted(token: str) -> str | None:
+        """The home's judge, if the link is a home link of the judge's current generation
+        and they still may create games (Site.lasting: one read whatever the token)."""
+        known = site.lasting(token, "h")
+        return known.contact if known is not None and known.creates_games else None
 
     def rows(contact: str) -> list[GameRow]:
         out = []
@@ -251,27 +247,26 @@ def router(site: Site) -> APIRouter:
 
     @api.get("/h/{token}", response_class=HTMLResponse)
     async def home(token: str) -> HTMLResponse:
-        found = await run_in_threadpool(admitted, token)
-        if found is None:
+        contact = await run_in_threadpool(admitted, token)
+        if contact is None:
             return site.denied()
-        return await run_in_threadpool(view, token, found[1])
+        return await run_in_threadpool(view, token, contact)
 
     @api.get("/h/{token}/events")
     async def home_events(token: str) -> Response:
         """The home's stream: what the judge is sent, and joins to their lobbies."""
-        found = await run_in_threadpool(admitted, token)
-        if found is None:
+        contact = await run_in_threadpool(admitted, token)
+        if contact is None:
             return site.denied()
-        lobbies = await run_in_threadpool(site.lobbies, found[1])
-        return site.streaming([live.mine(found[1]), *map(live.lobby, sorted(lobbies))])
+        lobbies = await run_in_threadpool(site.lobbies, contact)
+        return site.streaming([live.mine(contact), *map(live.lobby, sorted(lobbies))])
 
     @api.post("/h/{token}", response_class=HTMLResponse)
     async def home_send(token: str, request: Request) -> HTMLResponse:
-        found = await run_in_threadpool(admitted, token)
-        if found is None:
+        contact = await run_in_threadpool(admitted, token)
+        if contact is None:
             return site.denied()
-        contact = found[1]
-        if not site.allowed(("h", found[0].contact)):
+        if not site.allowed(("h", contact)):
             return site.page("denied.html", status=429, reason=t("web.too_many"))
         form = await site.form(request)
         lists = await site.lists(request, FORM_FIELD)

@@ -25,11 +25,11 @@ from bot.chat.bot import MAX_TEXT, ChatBot
 from bot.gametime import DEFAULT_TIME_ZONE, wall_clock, zone
 from bot.service import Service
 from bot.store.chat import ChatStore
-from bot.store.web import WebStore
+from bot.store.web import Known, WebStore
 from bot.texts import t
 from bot.transport import Incoming
 from bot.web import live
-from bot.web.links import Kind, Links
+from bot.web.links import Claim, Kind, Links
 
 FIELD_LIMIT = 4096  # characters of one form field that are read (a command is at most 4096)
 
@@ -114,6 +114,16 @@ class Site:
 
     def seat_link(self, game: str, contact: str, seat: int) -> str:
         return self.link("p", game, contact, seat, self.chats.hand_overs(game, seat))
+
+    def lasting(self, token: str, kind: Kind) -> Known | None:
+        """The contact a lasting link (a judge's home `h`, a player's key `k`) names, if the
+        link is of `kind` and of the contact's current generation: one read whatever the
+        token (a revoked or forged link costs what a good one costs)."""
+        claim = self.links.read(token)
+        c = claim if claim is not None else Claim(kind, "", "", None, -1)
+        known = self.web.known(c.contact)
+        ok = claim is not None and c.kind == kind and known is not None and c.epoch == known.epoch
+        return known if ok else None
 
     # actions -------------------------------------------------------------------------------------
     async def form(self, request: Request) -> dict[str, str]:
