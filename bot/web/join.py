@@ -81,9 +81,6 @@ def router(site: Site) -> APIRouter:
                          code=lobby.code, ruleset=ruleset_name(lobby.ruleset),
                          joined=len(site.chats.members(lobby.code)), players=lobby.players)
 
-    def joined(lobby: Lobby, contact: str, answers: list[str] | None = None) -> HTMLResponse:
-        return keep(lobby.code, contact, answers)
-
     def keep(code: str, contact: str, answers: list[str] | None = None) -> HTMLResponse:
         """The page that gives a player their key (a join, a seat taken over), and keeps it
         in this browser for the join pages."""
@@ -96,6 +93,13 @@ def router(site: Site) -> APIRouter:
                             samesite="lax")
         return response
 
+    def new_contact() -> str:
+        """A contact for a browser with no key (a join, a seat taken), known before it joins
+        so that a key is never given that finds no one."""
+        contact = new_page_contact()
+        site.web.know(contact, digest(contact), site.now())
+        return contact
+
     def member(code: str, contact: str | None) -> bool:
         return contact is not None and any(m.contact_id == contact
                                            for m in site.chats.members(code))
@@ -107,7 +111,7 @@ def router(site: Site) -> APIRouter:
             return site.denied(why, 410 if why != t("web.join_bad") else 404)
         contact = await run_in_threadpool(known_key, request)
         if contact is not None and await run_in_threadpool(member, lobby.code, contact):
-            return joined(lobby, contact, [t("web.join_again")])
+            return keep(lobby.code, contact, [t("web.join_again")])
         return form(lobby)
 
     @api.post("/join/{token}", response_class=HTMLResponse)
@@ -124,16 +128,14 @@ def router(site: Site) -> APIRouter:
             return form(lobby, [t("web.join_empty")], status=400)
         contact = await run_in_threadpool(known_key, request)
         if contact is not None and await run_in_threadpool(member, lobby.code, contact):
-            return joined(lobby, contact, [t("web.join_again")])
+            return keep(lobby.code, contact, [t("web.join_again")])
         new = contact is None
         if contact is None:
-            contact = new_page_contact()
-            # known before the join, so that a key is never given that finds no one
-            await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
+            contact = await run_in_threadpool(new_contact)
         answers = await site.send(contact, f"报名 {lobby.code} {name}",
                                   fields.get("nonce", ""), {f"contact:{contact}"})
         if await run_in_threadpool(member, lobby.code, contact):
-            return joined(lobby, contact, answers)
+            return keep(lobby.code, contact, answers)
         if new:
             await run_in_threadpool(site.web.forget, contact)
         return form(lobby, answers, name[:32], status=400)
@@ -176,8 +178,7 @@ def router(site: Site) -> APIRouter:
         contact = await run_in_threadpool(known_key, request)
         new = contact is None
         if contact is None:
-            contact = new_page_contact()
-            await run_in_threadpool(site.web.know, contact, digest(contact), site.now())
+            contact = await run_in_threadpool(new_contact)
         before = set((await run_in_threadpool(site.chats.sender, contact)).playing)
         answers = await site.send(contact, f"接替 {token}", fields.get("nonce", ""),
                                   {f"contact:{contact}"})
