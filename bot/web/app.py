@@ -157,8 +157,7 @@ def create_app(service: Service, chats: ChatStore, links: Links,
                                        game_time(code), ledger, to_ms(code),
                                        f"{root}/g/{code}"),
                     rooms=room_links(site, "j", token, code, contact),
-                    inbox=[(site.wall(at, lobby.time_zone if lobby else None), text)
-                           for at, _g, text in site.web.inbox(contact, game=code)][::-1])
+                    inbox=site.inbox(contact, lobby.time_zone if lobby else None, game=code))
 
     def player_view(code: str, seat: int, contact: str, token: str,
                     answers: list[str] | None = None) -> HTMLResponse:

@@ -239,10 +239,9 @@ def router(site: Site) -> APIRouter:
 
     def view(token: str, contact: str, answers: list[str] | None = None,
              status: int = 200) -> HTMLResponse:
-        inbox = [(site.wall(at), f"【{game}】{text}" if game else text)
-                 for at, game, text in site.web.inbox(contact)][::-1]
         return site.page("home.html", status=status, answers=answers, judge=contact,
-                         games=rows(contact), forms=forms, inbox=inbox,
+                         games=rows(contact), forms=forms,
+                         inbox=site.inbox(contact, tagged=True),
                          stream=site.stream(f"/h/{token}/events"))
 
     @api.get("/h/{token}", response_class=HTMLResponse)

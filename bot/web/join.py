@@ -206,9 +206,8 @@ def router(site: Site) -> APIRouter:
         return out
 
     def key_view(contact: str, token: str, answers: list[str] | None = None) -> HTMLResponse:
-        inbox = [(site.wall(at), text) for at, _g, text
-                 in site.web.inbox(contact, free_only=True)][::-1]
-        return site.page("key.html", answers=answers, mine=mine(contact), inbox=inbox,
+        return site.page("key.html", answers=answers, mine=mine(contact),
+                         inbox=site.inbox(contact, free_only=True),
                          inbox_title=t("web.key_inbox"),
                          stream=site.stream(f"/k/{token}/events"))
 

@@ -22,13 +22,12 @@ def lobby_view(site: Site, lobby: Lobby, contact: str, answers: list[str] | None
     join = site.join_url(code, lobby.join_epoch or 0) if is_open and site.joins_open else None
     status = (t("web.lobby_status", joined=len(members), players=lobby.players) if is_open
               else t("web.lobby_closed"))
-    inbox = [(site.wall(at, lobby.time_zone), text)
-             for at, game, text in site.web.inbox(contact, free_only=True)][::-1]
     return site.page(
         "lobby.html", answers=answers, code=code, open=is_open, state_line=status,
         title=t("web.lobby_title", code=code, ruleset=ruleset_name(lobby.ruleset),
                 players=lobby.players),
         members=members, players=lobby.players, join=join,
-        join_qr=qr.inline_svg(join, t("web.lobby_join")) if join else "", inbox=inbox,
+        join_qr=qr.inline_svg(join, t("web.lobby_join")) if join else "",
+        inbox=site.inbox(contact, lobby.time_zone, free_only=True),
         home=site.link("h", "", contact) if site.chats.creates_games(contact) else None,
         inbox_title=t("web.lobby_inbox"))

@@ -79,6 +79,14 @@ class Site:
         local = wall_clock(at.replace(tzinfo=UTC), zone(time_zone or self.time_zone))
         return local.strftime("%m-%d %H:%M")
 
+    def inbox(self, contact: str, time_zone: str | None = None, *, free_only: bool = False,
+              game: str | None = None, tagged: bool = False) -> list[tuple[str, str]]:
+        """What was delivered to `contact` (WebStore.inbox: `free_only`, `game`) as a page
+        lists it: the latest first, each at its wall time; `tagged`: a game's marked 【CODE】."""
+        return [(self.wall(at, time_zone), f"【{g}】{text}" if tagged and g else text)
+                for at, g, text in reversed(self.web.inbox(contact, free_only=free_only,
+                                                           game=game))]
+
     def stream(self, path: str) -> str:
         """A page's event stream (where this process serves streams: a bot runs here; else
         none, and the page fetches itself now and then)."""
