@@ -224,13 +224,14 @@ def router(site: Site) -> APIRouter:
 
     def rows(contact: str) -> list[GameRow]:
         out = []
+        epoch = site.chats.link_epoch(contact)  # (once, not once per game)
         for g in site.web.judged_games(contact):
             started = g.status == "started"
             out.append(GameRow(
                 g.code, t("web.home_game", code=g.code, ruleset=ruleset_name(g.ruleset),
                           players=g.players),
                 _status(g),
-                site.link("j", g.code, contact) if g.status != "cancelled" else None,
+                site.link("j", g.code, contact, epoch=epoch) if g.status != "cancelled" else None,
                 site.join_url(g.code, g.join_epoch) if g.status == "open" and site.joins_open
                 else None,
                 site.url(f"/g/{g.code}") if started else None,

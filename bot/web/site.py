@@ -115,9 +115,11 @@ class Site:
         return self.url(f"/join/{self.links.make('join', code, '', None, epoch)}")
 
     def link(self, kind: Kind, game: str, contact: str, seat: int | None = None,
-             gen: int = 0) -> str:
-        """A signed link of `kind` for `contact`, of their current link generation."""
-        epoch = self.chats.link_epoch(contact) if contact else 0
+             gen: int = 0, *, epoch: int | None = None) -> str:
+        """A signed link of `kind` for `contact`, of their current link generation (`epoch`:
+        as already read, for a page that lists many of their links)."""
+        if epoch is None:
+            epoch = self.chats.link_epoch(contact) if contact else 0
         return self.url(f"/{kind}/{self.links.make(kind, game, contact, seat, epoch, gen)}")
 
     def seat_link(self, game: str, contact: str, seat: int) -> str:
