@@ -29,6 +29,7 @@ from starlette.concurrency import run_in_threadpool
 
 from bot.ids import new_page_contact
 from bot.store.models import Lobby
+from bot.store.web import Seated
 from bot.texts import ruleset_name, t
 from bot.web import live, qr
 from bot.web.links import Claim, digest
@@ -191,22 +192,29 @@ def router(site: Site) -> APIRouter:
         return take_form(token, answers, 400)
 
     # the player's key ----------------------------------------------------------------------------
-    def mine(contact: str) -> list[tuple[str, str | None]]:
+    def mine(contact: str, seats: list[Seated], lobbies: list[tuple[str, str]]
+             ) -> list[tuple[str, str | None]]:
         out: list[tuple[str, str | None]] = []
-        for code, name in site.web.lobbies(contact):
+        for code, name in lobbies:
             lobby = site.chats.lobby(code)
             if lobby is not None:
                 out.append((t("web.key_lobby", code=code, name=name,
                               joined=len(site.chats.members(code)), players=lobby.players),
                             None))
-        for seat in site.web.seats(contact):
+        epoch = site.chats.link_epoch(contact)  # (once, not once per seat)
+        for seat in seats:
             out.append((t("web.key_seat" if seat.active else "web.key_seat_over",
                           code=seat.code, seat=seat.seat),
-                        site.seat_link(seat.code, contact, seat.seat)))
+                        site.seat_link(seat.code, contact, seat.seat, epoch=epoch)))
         return out
 
-    def key_view(contact: str, token: str, answers: list[str] | None = None) -> HTMLResponse:
-        return site.page("key.html", answers=answers, mine=mine(contact),
+    def key_view(contact: str, token: str, answers: list[str] | None = None, *,
+                 seats: list[Seated] | None = None,
+                 lobbies: list[tuple[str, str]] | None = None) -> HTMLResponse:
+        """The key's page (`seats`, `lobbies`: as the request already read them)."""
+        seats = site.web.seats(contact) if seats is None else seats
+        lobbies = site.web.lobbies(contact) if lobbies is None else lobbies
+        return site.page("key.html", answers=answers, mine=mine(contact, seats, lobbies),
                          inbox=site.inbox(contact, free_only=True),
                          inbox_title=t("web.key_inbox"),
                          stream=site.stream(f"/k/{token}/events"))
@@ -223,7 +231,7 @@ def router(site: Site) -> APIRouter:
             url = await run_in_threadpool(site.seat_link, active[0].code, contact,
                                           active[0].seat)
             return RedirectResponse(url, status_code=303)
-        return await run_in_threadpool(key_view, contact, token)
+        return await run_in_threadpool(key_view, contact, token, seats=seats, lobbies=lobbies)
 
     @api.get("/k/{token}/events")
     async def key_events(token: str) -> Response:

@@ -122,8 +122,10 @@ class Site:
             epoch = self.chats.link_epoch(contact) if contact else 0
         return self.url(f"/{kind}/{self.links.make(kind, game, contact, seat, epoch, gen)}")
 
-    def seat_link(self, game: str, contact: str, seat: int) -> str:
-        return self.link("p", game, contact, seat, self.chats.hand_overs(game, seat))
+    def seat_link(self, game: str, contact: str, seat: int, *, epoch: int | None = None
+                  ) -> str:
+        return self.link("p", game, contact, seat, self.chats.hand_overs(game, seat),
+                         epoch=epoch)
 
     def lasting(self, token: str, kind: Kind) -> Known | None:
         """The contact a lasting link (a judge's home `h`, a player's key `k`) names, if the
