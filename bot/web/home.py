@@ -30,7 +30,6 @@ from bot.store.chat import ChatStore
 from bot.store.db import Database
 from bot.store.web import HomeGame, WebStore
 from bot.texts import ruleset_name, t
-from bot.web import live
 from bot.web.links import SECRET_NAME, Links, PageLinks, digest, new_secret
 from bot.web.site import Site
 from engine.options import duration_minutes
@@ -258,8 +257,7 @@ def router(site: Site) -> APIRouter:
         contact = await run_in_threadpool(admitted, token)
         if contact is None:
             return site.denied()
-        lobbies = await run_in_threadpool(site.lobbies, contact)
-        return site.streaming([live.mine(contact), *map(live.lobby, sorted(lobbies))])
+        return site.streaming(await run_in_threadpool(site.own_keys, contact))
 
     @api.post("/h/{token}", response_class=HTMLResponse)
     async def home_send(token: str, request: Request) -> HTMLResponse:

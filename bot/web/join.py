@@ -31,7 +31,7 @@ from bot.ids import new_page_contact
 from bot.store.models import Lobby
 from bot.store.web import Seated
 from bot.texts import ruleset_name, t
-from bot.web import live, qr
+from bot.web import qr
 from bot.web.links import Claim, digest
 from bot.web.site import Site
 
@@ -240,8 +240,7 @@ def router(site: Site) -> APIRouter:
         contact = await run_in_threadpool(key_contact, token)
         if contact is None:
             return site.denied(t("web.key_denied"))
-        lobbies = await run_in_threadpool(site.lobbies, contact)
-        return site.streaming([live.mine(contact), *map(live.lobby, sorted(lobbies))])
+        return site.streaming(await run_in_threadpool(site.own_keys, contact))
 
     @api.post("/k/{token}", response_class=HTMLResponse)
     async def key_send(token: str, request: Request) -> HTMLResponse:

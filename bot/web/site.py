@@ -158,6 +158,11 @@ class Site:
         judged = [self.chats.lobby(c) for c in who.active_judged()]
         return set(who.joined) | {lb.code for lb in judged if lb and lb.status == "open"}
 
+    def own_keys(self, contact: str) -> list[live.Key]:
+        """What a contact's own page (a judge's home, a player's key) watches: what they are
+        sent, and who joins their open lobbies."""
+        return [live.mine(contact), *map(live.lobby, sorted(self.lobbies(contact)))]
+
     def lobby_changed(self, codes: set[str]) -> None:
         """Who joined these lobbies may have changed: their judge's page, the judge's home
         and the keys of who joined (live), however it changed (a join, `退出`, `踢出`)."""
