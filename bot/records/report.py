@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.chat.reports import cause_name
 from bot.records.summary import read_board
 from bot.records.tables import Leaderboard, Record, Standing
 from bot.store.records import Line, SeasonRow
 from bot.texts import camp_name, phase_text, role_name, ruleset_name, t
-from rulesets.data import load
 
 RECENT = 5  # the games a chat record lists
 
@@ -45,11 +45,6 @@ def board_label(board: str) -> str:
 
 def _value(v: Any) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def cause_name(cause: str | None) -> str:
-    causes = load("common", "templates")["words"]["causes"]
-    return str(causes.get(str(cause), causes["default"]))
 
 
 def scope_text(season: SeasonRow | None) -> str:

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bot.chat.reports import cause_name
 from bot.records import report
 from bot.records.balance import Side, Simulations
 from bot.records.book import RecordBook, Scope
@@ -174,6 +175,6 @@ def _csv_row(p: dict[str, Any], x: dict[str, Any], seasons: list[SeasonRow]) -> 
             x["name"] or "", role_name(ruleset, x["role"]) if x["role"] else "",
             camp_name(ruleset, x["camp"]) if x["camp"] else "",
             t(f"records.result.{x['result']}").strip() if x["result"] else "",
-            report.cause_name(x["out_cause"]) if x["out_cause"] else "",
+            cause_name(x["out_cause"]) if x["out_cause"] else "",
             phase_text(x["out_phase"]) if x["out_phase"] else "", x["yellow"],
             1 if x["red"] else 0, season]
