@@ -85,16 +85,17 @@ def tables(book: RecordBook, scope: Scope, *, min_games: int | None = None) -> d
     players = book.standings(scope, judge=True)
     board = book.leaderboard(scope, judge=True, top=None, minimum=min_games, players=players)
     sims = Simulations(book.store)
-    counted, other = book.counts(scope)
+    boards = book.boards(scope)
     return {
         "community": book.host,
         "season": _season(scope.season),
         "seasons": [_season(s) for s in book.seasons()],
-        "counted": counted, "other": other, "min_games": board.min_games,
+        "counted": sum(b.games for b in boards), "other": sum(b.other for b in boards),
+        "min_games": board.min_games,
         "leaderboard": {"by_rate": _rank(board.by_rate), "by_games": _rank(board.by_games)},
         "players": [_player(p, r) for p, r in book.records(scope, judge=True,
                                                            players=players)],
-        "boards": [_board(b, sims.side(b.board)) for b in book.boards(scope)],
+        "boards": [_board(b, sims.side(b.board)) for b in boards],
         "refused": [{"game": g, "reason": why} for g, why in book.refused()],
     }
 
