@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.chat.reports import cause_name
 from bot.records.summary import read_board
-from bot.records.tables import Leaderboard, Record, Standing
+from bot.records.tables import Leaderboard, Record, Standing, rate
 from bot.store.records import Line, SeasonRow
 from bot.texts import camp_name, phase_text, role_name, ruleset_name, t
 
@@ -105,7 +105,7 @@ def record_text(rec: Record, *, mine: bool, scope: SeasonRow | None,
     if current is not None:  # the open season's line, 0 games too
         games, wins = (season.games, season.wins) if season is not None else (0, 0)
         lines.append(t("records.season_line", name=current.name, games=games, wins=wins,
-                       rate=pct(wins / games if games else 0.0)))
+                       rate=pct(rate(wins, games))))
     if rec.by_camp:
         lines.append(t("records.by_camp", items=_splits(rec.by_camp, camp_name)))
     if rec.by_role:
