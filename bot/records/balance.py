@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bot.records.summary import read_board
+from bot.records.summary import board_key, read_board
 from bot.records.tables import CampRate
 from bot.simulate.stats import wilson
 from bot.store.records import RecordStore
@@ -87,8 +87,6 @@ def shipped() -> dict[str, list[dict[str, Any]]]:
     """The shipped table: (ruleset, players, options) -> the docs' runs."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in json.loads(TABLE.read_text(encoding="utf-8")):
-        from bot.records.summary import board_key
-
         board = read_board(board_key(run["ruleset"], run["players"], run["options"], None))
         key = _spec_key(board["ruleset"], board["players"], board["options"])
         out.setdefault(key, []).append(run)

@@ -3,9 +3,11 @@ and the chat's answers to `战绩` and `排行` (one short message each)."""
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from bot.chat.reports import cause_name
+from bot.gametime import wall_clock, zone
 from bot.records.summary import read_board
 from bot.records.tables import Leaderboard, Record, Standing, rate
 from bot.store.records import Line, SeasonRow
@@ -144,10 +146,6 @@ def ranking_text(board: Leaderboard, scope: SeasonRow | None, counted: int,
 
 def season_dates(season: SeasonRow, time_zone: str) -> tuple[str, str]:
     """A season's start and end as dates on the community's clock."""
-    from datetime import UTC
-
-    from bot.gametime import wall_clock, zone
-
     tz = zone(time_zone)
     start = wall_clock(season.started_at.replace(tzinfo=UTC), tz).strftime("%Y-%m-%d")
     end = "" if season.ended_at is None else wall_clock(
