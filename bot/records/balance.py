@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.records.summary import board_key, read_board
-from bot.records.tables import CampRate
-from bot.simulate.stats import wilson
+from bot.records.tables import CampRate, camp_rate
 from bot.store.records import RecordStore
 
 log = logging.getLogger(__name__)
@@ -66,11 +65,8 @@ class Side:
 
 def _simulated(agent: str, games: int, seed: int, wins: dict[str, int], shipped: bool
                ) -> Simulated:
-    camps = []
-    for camp, n in wins.items():
-        lo, hi = wilson(n, games)
-        camps.append(CampRate(camp, n, games, lo, hi))
-    return Simulated(agent, games, seed, tuple(camps), shipped)
+    camps = tuple(camp_rate(camp, n, games) for camp, n in wins.items())
+    return Simulated(agent, games, seed, camps, shipped)
 
 
 def sim_key(board: str, agent: str, games: int, seed: int) -> str:
