@@ -48,8 +48,7 @@ class RecordsDesk:
         web = self.ctx.web
         if web is None:
             return None
-        slug = self.book.store.slug(self.book.host, new_slug)
-        return f"{web.base.rstrip('/')}/c/{slug}"
+        return web.community(self.book.store.slug(self.book.host, new_slug))
 
     # 战绩 --------------------------------------------------------------------------------------
     @handles("records", stage=FREE)
@@ -94,7 +93,7 @@ class RecordsDesk:
                 return
             slug = self.book.store.new_slug(self.book.host, new_slug)
             web = self.ctx.web
-            r.say(t("records.relinked", url=f"{web.base.rstrip('/')}/c/{slug}") if web
+            r.say(t("records.relinked", url=web.community(slug)) if web
                   else t("records.relink_off"))
             return
         self.book.sync()

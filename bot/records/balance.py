@@ -25,9 +25,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bot.records.summary import read_board
-from bot.records.tables import CampRate
-from bot.simulate.stats import wilson
+from bot.records.summary import board_key, read_board
+from bot.records.tables import CampRate, camp_rate
 from bot.store.records import RecordStore
 
 log = logging.getLogger(__name__)
@@ -66,11 +65,8 @@ class Side:
 
 def _simulated(agent: str, games: int, seed: int, wins: dict[str, int], shipped: bool
                ) -> Simulated:
-    camps = []
-    for camp, n in wins.items():
-        lo, hi = wilson(n, games)
-        camps.append(CampRate(camp, n, games, lo, hi))
-    return Simulated(agent, games, seed, tuple(camps), shipped)
+    camps = tuple(camp_rate(camp, n, games) for camp, n in wins.items())
+    return Simulated(agent, games, seed, camps, shipped)
 
 
 def sim_key(board: str, agent: str, games: int, seed: int) -> str:
@@ -87,8 +83,6 @@ def shipped() -> dict[str, list[dict[str, Any]]]:
     """The shipped table: (ruleset, players, options) -> the docs' runs."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in json.loads(TABLE.read_text(encoding="utf-8")):
-        from bot.records.summary import board_key
-
         board = read_board(board_key(run["ruleset"], run["players"], run["options"], None))
         key = _spec_key(board["ruleset"], board["players"], board["options"])
         out.setdefault(key, []).append(run)

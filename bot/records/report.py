@@ -3,13 +3,15 @@ and the chat's answers to `战绩` and `排行` (one short message each)."""
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
+from bot.chat.reports import cause_name
+from bot.gametime import wall_clock, zone
 from bot.records.summary import read_board
-from bot.records.tables import Leaderboard, Record, Standing
+from bot.records.tables import Leaderboard, Record, Standing, rate
 from bot.store.records import Line, SeasonRow
 from bot.texts import camp_name, phase_text, role_name, ruleset_name, t
-from rulesets.data import load
 
 RECENT = 5  # the games a chat record lists
 
@@ -45,11 +47,6 @@ def board_label(board: str) -> str:
 
 def _value(v: Any) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def cause_name(cause: str | None) -> str:
-    causes = load("common", "templates")["words"]["causes"]
-    return str(causes.get(str(cause), causes["default"]))
 
 
 def scope_text(season: SeasonRow | None) -> str:
@@ -110,7 +107,7 @@ def record_text(rec: Record, *, mine: bool, scope: SeasonRow | None,
     if current is not None:  # the open season's line, 0 games too
         games, wins = (season.games, season.wins) if season is not None else (0, 0)
         lines.append(t("records.season_line", name=current.name, games=games, wins=wins,
-                       rate=pct(wins / games if games else 0.0)))
+                       rate=pct(rate(wins, games))))
     if rec.by_camp:
         lines.append(t("records.by_camp", items=_splits(rec.by_camp, camp_name)))
     if rec.by_role:
@@ -149,10 +146,6 @@ def ranking_text(board: Leaderboard, scope: SeasonRow | None, counted: int,
 
 def season_dates(season: SeasonRow, time_zone: str) -> tuple[str, str]:
     """A season's start and end as dates on the community's clock."""
-    from datetime import UTC
-
-    from bot.gametime import wall_clock, zone
-
     tz = zone(time_zone)
     start = wall_clock(season.started_at.replace(tzinfo=UTC), tz).strftime("%Y-%m-%d")
     end = "" if season.ended_at is None else wall_clock(

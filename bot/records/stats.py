@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bot.chat.reports import cause_name
 from bot.records import report
 from bot.records.balance import Side, Simulations
 from bot.records.book import RecordBook, Scope
@@ -84,16 +85,17 @@ def tables(book: RecordBook, scope: Scope, *, min_games: int | None = None) -> d
     players = book.standings(scope, judge=True)
     board = book.leaderboard(scope, judge=True, top=None, minimum=min_games, players=players)
     sims = Simulations(book.store)
-    counted, other = book.counts(scope)
+    boards = book.boards(scope)
     return {
         "community": book.host,
         "season": _season(scope.season),
         "seasons": [_season(s) for s in book.seasons()],
-        "counted": counted, "other": other, "min_games": board.min_games,
+        "counted": sum(b.games for b in boards), "other": sum(b.other for b in boards),
+        "min_games": board.min_games,
         "leaderboard": {"by_rate": _rank(board.by_rate), "by_games": _rank(board.by_games)},
         "players": [_player(p, r) for p, r in book.records(scope, judge=True,
                                                            players=players)],
-        "boards": [_board(b, sims.side(b.board)) for b in book.boards(scope)],
+        "boards": [_board(b, sims.side(b.board)) for b in boards],
         "refused": [{"game": g, "reason": why} for g, why in book.refused()],
     }
 
@@ -174,6 +176,6 @@ def _csv_row(p: dict[str, Any], x: dict[str, Any], seasons: list[SeasonRow]) -> 
             x["name"] or "", role_name(ruleset, x["role"]) if x["role"] else "",
             camp_name(ruleset, x["camp"]) if x["camp"] else "",
             t(f"records.result.{x['result']}").strip() if x["result"] else "",
-            report.cause_name(x["out_cause"]) if x["out_cause"] else "",
+            cause_name(x["out_cause"]) if x["out_cause"] else "",
             phase_text(x["out_phase"]) if x["out_phase"] else "", x["yellow"],
             1 if x["red"] else 0, season]

@@ -133,6 +133,11 @@ class CampRate:
         return rate(self.wins, self.games)
 
 
+def camp_rate(camp: str, wins: int, games: int) -> CampRate:
+    lo, hi = wilson(wins, games)
+    return CampRate(camp, wins, games, lo, hi)
+
+
 @dataclass(frozen=True)
 class BoardRates:
     """A board's real camp win rates (Wilson 95 %, as docs/balance.md), in the ruleset's camp
@@ -148,9 +153,5 @@ class BoardRates:
 def board_rates(tally: BoardTally, camps: list[str]) -> BoardRates:
     """`camps`: the ruleset's camps in order (a camp that won no game is shown at 0 %)."""
     order = list(camps) + sorted(c for c in tally.wins if c not in camps)
-    rows = []
-    for camp in order:
-        wins = tally.wins.get(camp, 0)
-        lo, hi = wilson(wins, tally.games)
-        rows.append(CampRate(camp, wins, tally.games, lo, hi))
+    rows = [camp_rate(camp, tally.wins.get(camp, 0), tally.games) for camp in order]
     return BoardRates(tally.board, tally.ruleset, tally.games, tally.other, rows)

@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse
 from bot.records import report
 from bot.records.balance import Side, Simulations
 from bot.records.book import ALL, RecordBook, Scope
-from bot.records.tables import BoardRates, Leaderboard, Record, Standing
+from bot.records.tables import BoardRates, Leaderboard, Record, Standing, rate
 from bot.service import Service
 from bot.store.records import Line, RecordStore, SeasonRow
 from bot.texts import camp_name, role_name, t
@@ -125,7 +125,7 @@ def _split_rows(table: dict[tuple[str, str], Any], namer: Callable[[str, str], s
         name = namer(ruleset, key)
         g, w = merged.get(name, [0, 0])
         merged[name] = [g + split.games, w + split.wins]
-    return [(name, g, w, report.pct(w / g if g else 0.0))
+    return [(name, g, w, report.pct(rate(w, g)))
             for name, (g, w) in sorted(merged.items(), key=lambda kv: (-kv[1][0], kv[0]))]
 
 

@@ -116,3 +116,7 @@ class PageLinks:
     def public(self, game: str) -> str:
         """The game's public page (spectators): no secret in it, a judge may post it."""
         return f"{self.base.rstrip('/')}/g/{game}"
+
+    def community(self, slug: str) -> str:
+        """A community's page (bot/web/community.py), at its secret address."""
+        return f"{self.base.rstrip('/')}/c/{slug}"
