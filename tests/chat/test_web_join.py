@@ -492,3 +492,25 @@ def test_no_forwarded_for_is_believed_but_from_the_trusted_proxies(
             conn.close()
     g.service.close()
     assert codes[:-1] == [400] * RateLimits.ACTIONS and codes[-1] == 429, codes
+
+
+def test_the_key_lists_a_seat_whose_game_is_over_with_its_own_page(game: WebOnlyGame) -> None:
+    """A key opens the seat's page while its game is under way; once it is over the key's
+    page lists the seat (已结束) with the link to the same seat's page, which still opens."""
+    game.open()
+    game.fill()
+    game.begin()
+    contact = next(iter(game.keys))
+    seat_page = game.seat_page(contact)  # the game under way: the key redirects there
+    judge = game.phone(JUDGE)
+    for cmd in ("结束", "结束 确认"):
+        judge.post(game.judge_page, data={"cmd": cmd, "nonce": uuid.uuid4().hex})
+    assert game.service.state(game.code).ended
+    listed = game.phone(contact).get(game.keys[contact])
+    assert listed.status_code == 200
+    seat = next(s.seat for s in game.service.state(game.code).seats
+                if game.console.bot.chats.contacts(game.code).get(s.seat) == contact)
+    assert f"{game.code} {seat}号（已结束）" in listed.text, listed.text
+    seats = [path(u) for u in links_on(listed.text) if "/p/" in u]
+    assert seats == [seat_page]
+    assert game.phone(contact).get(seat_page).status_code == 200
