@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from chathelp import JUDGE, Table
-from crashhelp import ended
 from sqlalchemy import select
 
 from bot.store.models import OutboxRow
@@ -25,7 +24,7 @@ def test_a_replay_and_the_judges_status_reach_the_judge_in_parts(tmp_path: Path)
     memory = MemoryTransport(max_text=120)
     table = Table(tmp_path, transport=memory)
     try:
-        code = ended(table)
+        code = table.ended()
         for text in (f"复盘 {code}", f"#{code} 状态", f"#{code} 公示"):
             before = len(memory.sent)
             table.send(JUDGE, text)
